@@ -1,0 +1,31 @@
+// Bundles the two executables with esbuild:
+//   dist/provider/provider.cjs     the provider plugin: one self-contained file, so its package
+//                                  directory hashes deterministically and starts fast
+//   dist/host/takoform-host.cjs    the reference Host (better-sqlite3 stays external: native)
+// Run after scripts/gen-proto.mjs (`npm run build` does both, plus the type check).
+import { build } from 'esbuild';
+import { chmodSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', legalComments: 'none' };
+
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/plugin/bin.ts')],
+  outfile: path.join(root, 'dist/provider/provider.cjs'),
+  minify: true,
+  banner: { js: '#!/usr/bin/env node' },
+});
+chmodSync(path.join(root, 'dist/provider/provider.cjs'), 0o755);
+
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'src/host/bin.ts')],
+  outfile: path.join(root, 'dist/host/takoform-host.cjs'),
+  external: ['better-sqlite3'],
+  banner: { js: '#!/usr/bin/env node' },
+});
+chmodSync(path.join(root, 'dist/host/takoform-host.cjs'), 0o755);
+console.error('build: wrote dist/provider/provider.cjs and dist/host/takoform-host.cjs');

@@ -1,0 +1,198 @@
+// One HTTP exchange with the Host over undici: bounded connections, timeouts, a response
+// size cap, redirects never followed (a redirect would carry the bearer token elsewhere),
+// strict I-JSON decoding, and the v1 error envelope turned into HostApiError. Retries of
+// retryable envelopes live here too, but only for requests that are safe to repeat.
+import { Agent, request, type Dispatcher } from 'undici';
+import { IJsonError, parseIJson } from '../common/ijson.js';
+import { ERROR_CODES, HostApiError, isHostErrorCode, ProtocolViolationError, RETRYABLE_CODES, TransportError } from './errors.js';
+import { Reader } from './decode.js';
+
+export interface TransportOptions {
+  readonly origin: URL;
+  readonly token: string;
+  readonly userAgent: string;
+  readonly connections: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly maxAttempts: number;
+  /** Observes each exchange (for logs); never receives the token. */
+  readonly onExchange?: (event: ExchangeEvent) => void;
+}
+
+export interface ExchangeEvent {
+  readonly route: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status?: number;
+  readonly requestId?: string;
+  readonly durationMs: number;
+  readonly attempt: number;
+}
+
+export interface HttpRequest {
+  readonly route: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
+  /** Absolute path (already percent-encoded per segment) plus query. */
+  readonly path: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** True for reads and for requests that carry an Idempotency-Key. */
+  readonly safeToRetry: boolean;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Parsed JSON body, or undefined for an empty body. */
+  readonly body: unknown;
+}
+
+export class Transport {
+  private readonly agent: Agent;
+  constructor(private readonly options: TransportOptions) {
+    this.agent = new Agent({
+      connections: options.connections,
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.sendOnce(req, attempt);
+      } catch (e) {
+        // Only a stable retryable envelope, or no answer at all, and only for requests that
+        // are reads or carry an Idempotency-Key: repeating those cannot act twice.
+        const retryable = (e instanceof HostApiError && e.retryable) || e instanceof TransportError;
+        if (!retryable || !req.safeToRetry || attempt >= this.options.maxAttempts) throw e;
+        await sleep(e instanceof HostApiError && e.retryAfterMs !== undefined ? e.retryAfterMs : backoffMs(attempt));
+      }
+    }
+  }
+
+  private async sendOnce(req: HttpRequest, attempt: number): Promise<HttpResponse> {
+    const started = performance.now();
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+      authorization: `Bearer ${this.options.token}`,
+      ...req.headers,
+    };
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(new URL(req.path, this.options.origin), {
+        dispatcher: this.agent,
+        method: req.method,
+        headers,
+        body: req.body,
+      });
+    } catch (e) {
+      throw new TransportError(req.route, describeCause(e));
+    }
+    let raw: Buffer;
+    try {
+      raw = await readCapped(res.body, this.options.maxResponseBytes, req.route);
+    } catch (e) {
+      if (e instanceof ProtocolViolationError) throw e;
+      throw new TransportError(req.route, describeCause(e));
+    }
+    const requestIdHeader = firstHeader(res.headers['x-request-id']);
+    this.options.onExchange?.({
+      route: req.route,
+      method: req.method,
+      path: req.path.split('?')[0]!,
+      status: res.statusCode,
+      ...(requestIdHeader ? { requestId: requestIdHeader } : {}),
+      durationMs: Math.round(performance.now() - started),
+      attempt,
+    });
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      throw new ProtocolViolationError(req.route, `redirect (HTTP ${res.statusCode}) refused: a Host must not redirect, and the token is never sent elsewhere`);
+    }
+    let body: unknown;
+    if (raw.length > 0) {
+      try {
+        body = parseIJson(raw);
+      } catch (e) {
+        throw new ProtocolViolationError(req.route, `body is not I-JSON (${e instanceof IJsonError ? e.message : String(e)})`);
+      }
+    }
+    if (res.statusCode >= 400) throw errorFromEnvelope(req.route, res.statusCode, body, res.headers);
+    return { status: res.statusCode, headers: res.headers, body };
+  }
+}
+
+function errorFromEnvelope(route: string, status: number, body: unknown, headers: Record<string, string | string[] | undefined>): HostApiError {
+  const r = new Reader(route);
+  const outer = r.object(body, `error response (HTTP ${status})`, ['error']);
+  const e = r.object(outer.error, 'error', ['code', 'message', 'requestId', 'retryable'], ['hostCode', 'details']);
+  const code = isHostErrorCode(e.code) ? e.code : r.fail(`error.code ${JSON.stringify(e.code)} is not in the v1 taxonomy`);
+  if (ERROR_CODES[code] !== status) r.fail(`error.code ${code} must travel with HTTP ${ERROR_CODES[code]}, not ${status}`);
+  const retryable = r.boolean(e.retryable, 'error.retryable');
+  if (retryable && !RETRYABLE_CODES.has(code)) r.fail(`error.code ${code} cannot be retryable`);
+  const details = e.details;
+  const pointer =
+    typeof details === 'object' && details !== null && !Array.isArray(details) && typeof (details as Record<string, unknown>).pointer === 'string'
+      ? ((details as Record<string, unknown>).pointer as string)
+      : undefined;
+  return new HostApiError(
+    route,
+    code,
+    status,
+    retryable,
+    r.string(e.requestId, 'error.requestId'),
+    r.string(e.message, 'error.message'),
+    e.hostCode === undefined ? undefined : r.string(e.hostCode, 'error.hostCode'),
+    pointer,
+    parseRetryAfter(firstHeader(headers['retry-after'])),
+  );
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], limit: number, route: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    total += buf.length;
+    if (total > limit) {
+      body.destroy();
+      throw new ProtocolViolationError(route, `response body exceeds ${limit} bytes`);
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Math.min(parseInt(value.trim(), 10) * 1000, 60_000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.min(date - Date.now(), 60_000));
+}
+
+function backoffMs(attempt: number): number {
+  // Full-jitter exponential backoff: 25 ms × 2^attempt ceiling.
+  return Math.random() * 25 * 2 ** attempt;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function describeCause(e: unknown): string {
+  if (e instanceof Error) {
+    const code = (e as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${e.message}` : e.message;
+  }
+  return String(e);
+}

@@ -1,0 +1,117 @@
+// The takoform-host command line. `serve` starts a Host, prints exactly one line on stdout once
+// it is listening (tools wait for it), logs to stderr, and shuts down cleanly on SIGTERM/SIGINT.
+// src/host/bin.ts is the executable entry point; this module only exports `main`.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseTokensFile } from './auth.js';
+import { startHost, type RunningHost } from './server.js';
+
+const USAGE = `Usage: takoform-host serve --listen HOST:PORT --db PATH --packages DIR [--packages DIR ...]
+                          --tokens FILE [--standard-service PROTOCOL ...]
+
+Serves Takoform Host API v1 (forms.takoform.com/v1) over plain HTTP on a loopback address.
+
+  --listen HOST:PORT            loopback address to listen on (port 0 = any free port); default 127.0.0.1:0
+  --db PATH                     SQLite database file (created if missing), or :memory:
+  --packages DIR                a Form package directory, or a folder of package directories (repeatable)
+  --tokens FILE                 JSON file {"tokens":[{"token":"...","tenant":"...","principal":"..."}]}
+  --standard-service PROTOCOL   a standard-service protocol this Host satisfies (repeatable)
+  -h, --help                    print this help
+
+Once listening, prints "takoform-host listening on http://HOST:PORT" on stdout; logs go to stderr.
+`;
+
+const EXIT_OK = 0;
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+export async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    process.stdout.write(USAGE);
+    return EXIT_OK;
+  }
+  if (positionals.length !== 1 || positionals[0] !== 'serve') return usageError('expected the "serve" command');
+  if (values.db === undefined) return usageError('--db is required');
+  if (values.tokens === undefined) return usageError('--tokens is required');
+  if (values.packages === undefined || values.packages.length === 0) return usageError('at least one --packages is required');
+  const listen = parseListen(values.listen ?? '127.0.0.1:0');
+  if (listen === undefined) return usageError('--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080');
+
+  const log = (line: string): void => {
+    process.stderr.write(`takoform-host: ${line}\n`);
+  };
+  let host: RunningHost;
+  try {
+    host = await startHost({
+      listen,
+      dbPath: values.db,
+      packageDirs: values.packages,
+      tokens: parseTokensFile(readFileSync(values.tokens)),
+      satisfiableStandardServices: values['standard-service'] ?? [],
+      log,
+    });
+  } catch (error) {
+    log(`cannot start: ${(error as Error).message}`);
+    return EXIT_FAILURE;
+  }
+  await writeStdout(`takoform-host listening on ${host.url}\n`);
+  const signal = await nextTerminationSignal();
+  log(`${signal} received, shutting down`);
+  await host.close();
+  return EXIT_OK;
+}
+
+function parseCommandLine(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      listen: { type: 'string' },
+      db: { type: 'string' },
+      packages: { type: 'string', multiple: true },
+      tokens: { type: 'string' },
+      'standard-service': { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function parseListen(value: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(value);
+  if (match === null) return undefined;
+  const port = Number(match[3]);
+  if (port > 65535) return undefined;
+  return { host: match[1] ?? match[2], port };
+}
+
+/** Resolves once the line is handed to the OS, so a reader waiting for it sees it immediately. */
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+function nextTerminationSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`takoform-host: ${message}\n\n${USAGE}`);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,77 @@
+// The request pipeline: route → authenticate → query keys → body (size cap, Content-Type,
+// strict I-JSON) → handler → one response. Every failure on the way is a HostError rendered by
+// errorResponse; anything else is logged and answered internal_error.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HostError } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+import type { JsonValue } from '../json-value.js';
+import { ROUTE_TABLE } from '../routes/route-table.js';
+import { readRequestBody } from './body.js';
+import { expectEmptyBody, parseJsonBody } from './json-body.js';
+import { parseQuery } from './query.js';
+import { errorResponse, writeResponse, type HostResponse } from './response.js';
+import { matchRoute } from './router.js';
+
+export function createRequestListener(host: HostContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const requestId = host.nextRequestId();
+    answer(host, req, requestId)
+      .catch((error: unknown) => errorResponse(asHostError(host, error, requestId), requestId))
+      .then((response) => {
+        // A body we stopped reading (too large, or never read) cannot be left on a kept-alive socket.
+        if (!req.complete) res.setHeader('Connection', 'close');
+        writeResponse(res, response);
+        host.log(`${req.method ?? '?'} ${req.url ?? '?'} -> ${response.status} ${requestId}`);
+      })
+      .catch((error: unknown) => host.log(`failed to answer ${requestId}: ${describe(error)}`));
+  };
+}
+
+async function answer(host: HostContext, req: IncomingMessage, requestId: string): Promise<HostResponse> {
+  const target = req.url ?? '';
+  const queryStart = target.indexOf('?');
+  const path = queryStart < 0 ? target : target.slice(0, queryStart);
+  const method = req.method ?? '';
+  const match = matchRoute(method, path);
+  const route = match === undefined ? undefined : ROUTE_TABLE[match.name];
+  // Authenticate before admitting that a route exists; only discovery may go without a token.
+  const caller = host.tokens.authenticate(req.headers.authorization, route?.authentication ?? 'required');
+  if (match === undefined || route === undefined) {
+    throw new HostError('resource_not_found', `no Host API v1 route answers ${method} ${path}`);
+  }
+  const query = parseQuery(queryStart < 0 ? '' : target.slice(queryStart + 1), route.queryKeys);
+  const rawBody = await readRequestBody(req);
+  let body: JsonValue | undefined;
+  if (route.body === 'json') {
+    body = parseJsonBody(rawBody, req.headers['content-type']);
+  } else {
+    expectEmptyBody(rawBody);
+  }
+  return route.handle(host, {
+    requestId,
+    method,
+    target,
+    params: match.params,
+    query,
+    headers: req.headers,
+    caller,
+    rawBody,
+    body,
+    localEndpoint: formatEndpoint(req.socket.localAddress, req.socket.localPort),
+  });
+}
+
+function asHostError(host: HostContext, error: unknown, requestId: string): HostError {
+  if (error instanceof HostError) return error;
+  host.log(`internal error in ${requestId}: ${describe(error)}`);
+  return new HostError('internal_error', `the Host failed while answering; its log names request ${requestId}`);
+}
+
+function formatEndpoint(address: string | undefined, port: number | undefined): string {
+  const host = address === undefined ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address;
+  return port === undefined ? host : `${host}:${port}`;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

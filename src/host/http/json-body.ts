@@ -1,0 +1,53 @@
+// Turns request bytes into a JSON value, refusing everything wire reference §2.4 refuses, before
+// any typed decoding: wrong Content-Type, invalid UTF-8, duplicate members, lone surrogates,
+// non-finite numbers, negative zero, trailing data, nesting beyond 256. Integers beyond
+// ±(2^53-1) are refused too: they are not interoperable and JCS digests of them would differ
+// between implementations.
+import { IJsonError, parseIJson } from '../../common/ijson.js';
+import { invalidArgument } from '../errors.js';
+import { appendPointer } from '../json-pointer.js';
+import { isJsonObject, type JsonValue } from '../json-value.js';
+
+/** Parses a required JSON body. */
+export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): JsonValue {
+  if (bytes.length === 0) throw invalidArgument('this route needs a JSON request body');
+  if (!isJsonMediaType(contentType)) {
+    throw invalidArgument('a request body must be sent with Content-Type: application/json');
+  }
+  let value: JsonValue;
+  try {
+    value = parseIJson(bytes) as JsonValue;
+  } catch (error) {
+    if (error instanceof IJsonError) {
+      throw invalidArgument(`the request body is not valid I-JSON: ${error.message}`, undefined, { offset: error.offset });
+    }
+    throw error;
+  }
+  refuseUnsafeIntegers(value, '');
+  return value;
+}
+
+/** Routes without a request body refuse any bytes rather than ignore them. */
+export function expectEmptyBody(bytes: Uint8Array): void {
+  if (bytes.length > 0) throw invalidArgument('this route takes no request body');
+}
+
+/** application/json, optionally with parameters; a charset, if given, must be UTF-8 (ambiguity A18). */
+function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [mediaType, ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (mediaType !== 'application/json') return false;
+  return parameters.every((parameter) => !parameter.startsWith('charset=') || /^charset="?utf-8"?$/.test(parameter));
+}
+
+function refuseUnsafeIntegers(value: JsonValue, pointer: string): void {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      throw invalidArgument(`${pointer || 'the body'} is an integer beyond ±(2^53-1), which is not interoperable`, pointer);
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((element, index) => refuseUnsafeIntegers(element, appendPointer(pointer, index)));
+  } else if (isJsonObject(value)) {
+    for (const [member, element] of Object.entries(value)) refuseUnsafeIntegers(element, appendPointer(pointer, member));
+  }
+}

@@ -1,0 +1,23 @@
+// PUT {api}/resources/{group}/{kind}/{name} (wire reference §11.3), idempotent per §10.2.
+import type { HostContext } from '../host-context.js';
+import { readGenerationFence, readIfMatchRevision, readIfNoneMatchStar } from '../http/preconditions.js';
+import type { HostResponse } from '../http/response.js';
+import { requireCaller, type RouteRequest } from '../http/route-request.js';
+import { executeIdempotently } from '../idempotency.js';
+import { applyResource } from '../resources/apply-resource.js';
+import { readApplyRequest, requestedSpace } from '../resources/resource-request.js';
+import { resourcePath } from './resource-path.js';
+
+export function handleApply(host: HostContext, request: RouteRequest): HostResponse {
+  const caller = requireCaller(request);
+  const path = resourcePath(request);
+  const preconditions = {
+    ifNoneMatchStar: readIfNoneMatchStar(request.headers),
+    ifMatchRevision: readIfMatchRevision(request.headers),
+    generationHeader: readGenerationFence(request.headers),
+  };
+  // Envelope refusals happen inside, so they are recorded under the key like any other answer.
+  return executeIdempotently(host, request, requestedSpace(request.body) ?? '', (tx) =>
+    applyResource(host, tx, { caller, path, preconditions, request: readApplyRequest(request.body) }),
+  );
+}

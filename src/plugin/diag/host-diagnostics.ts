@@ -1,0 +1,98 @@
+// The one renderer that turns Host client failures into diagnostics: summary, the resource,
+// the exact Form, the attribute path (from the Host's JSON Pointer), the Host code and
+// request id, whether retrying can help, and one sentence saying what to do. Never the token.
+import { HostApiError, ProtocolViolationError, TransportError, ConfigurationError, formatFormRef, type FormRef, type HostErrorCode } from '../../host-client/index.js';
+import type { FieldMapping, ValueMapping } from '../schema/form-mapping.js';
+import { errorDiag, type AttributePath, type Diagnostic, type PathStep } from './diagnostics.js';
+
+export interface ResourceContext {
+  readonly typeName: string;
+  readonly name: string;
+  readonly space: string;
+  readonly formRef: FormRef;
+  readonly uid?: string;
+  readonly generation?: string;
+  readonly fields?: readonly FieldMapping[];
+}
+
+const REMEDY: Partial<Record<HostErrorCode, string>> = {
+  invalid_argument: 'Fix the value the Host names and run the command again.',
+  unauthenticated: 'Check the provider `token` (or TAKOFORM_TOKEN).',
+  permission_denied: 'Ask the Host operator for access to this Form and space.',
+  policy_denied: 'A Host policy refuses this change; see the message for which policy.',
+  form_unknown: 'The Host does not have this exact Form; refresh the catalog with `terraform-provider-takoform catalog lock` or install the Form on the Host.',
+  resource_not_found: 'The resource (or a resource it refers to) does not exist on the Host; create it first or fix the reference.',
+  form_not_installed: 'The Host knows this Form but cannot run it; ask the Host operator to install it.',
+  resource_busy: 'Another change to this resource is in progress; run the command again shortly.',
+  dependency_in_use: 'Other resources still refer to this one; remove or re-point them first.',
+  uid_mismatch: 'The name now belongs to another incarnation on the Host; import it or pick another name.',
+  revision_conflict: 'The resource changed on the Host since plan — run plan again.',
+  generation_conflict: 'The resource changed on the Host since plan (or the name is already taken) — run plan again.',
+  unsupported_capability: 'This Host does not serve what the configuration asks for; change the configuration or the Host.',
+  rate_limited: 'The Host is rate limiting; run the command again later.',
+  internal_error: 'The Host failed; the outcome is unknown. Run plan to see the current state before retrying.',
+  backend_unavailable: 'The Host backend is unavailable; run the command again later.',
+  form_unavailable: 'The Form is temporarily not serving; run the command again later.',
+  deadline_exceeded: 'The Host timed out; the outcome is unknown. Run plan to see the current state.',
+};
+
+export function hostFailureDiagnostic(action: string, error: unknown, ctx: ResourceContext): Diagnostic {
+  const where = `${ctx.typeName} "${ctx.name}" in space "${ctx.space}"`;
+  const form = `Form: ${formatFormRef(ctx.formRef)}`;
+  const incarnation = ctx.uid ? `\nIncarnation: uid ${ctx.uid}${ctx.generation ? `, generation ${ctx.generation}` : ''}` : '';
+  if (error instanceof HostApiError) {
+    const path = error.pointer ? pointerToPath(error.pointer, ctx.fields ?? []) : undefined;
+    const detail = [
+      `The Host refused to ${action} ${where}: ${error.hostMessage}`,
+      '',
+      form + incarnation,
+      `Host code: ${error.code} (HTTP ${error.status}, ${error.retryable ? 'retryable' : 'not retryable'}), request ${error.requestId}${error.hostCode ? `, host detail ${error.hostCode}` : ''}`,
+      ...(error.pointer ? [`Field: ${error.pointer}`] : []),
+      '',
+      REMEDY[error.code] ?? 'See the Host message above.',
+    ].join('\n');
+    return errorDiag(`Host refused: ${error.code}`, detail, path);
+  }
+  if (error instanceof ProtocolViolationError) {
+    return errorDiag(
+      'Host protocol violation',
+      `While trying to ${action} ${where}, the Host answered outside Host API v1 (${error.route}): ${error.detail}\n\n${form}${incarnation}\n\nThe answer was not used. Report this to the Host operator; nothing was written to state from it.`,
+    );
+  }
+  if (error instanceof TransportError) {
+    return errorDiag(
+      'Host unreachable',
+      `Could not ${action} ${where}: ${error.causeMessage}\n\n${form}${incarnation}\n\nCheck the provider endpoint and the network, then run the command again; a retried change reuses its idempotency key, so it cannot happen twice.`,
+    );
+  }
+  if (error instanceof ConfigurationError) {
+    return errorDiag('Invalid provider configuration', `${error.message}\n\nFix the takoform provider block (or the TAKOFORM_* variables).`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return errorDiag('Unexpected provider error', `While trying to ${action} ${where}: ${message}\n\nThis is a bug in the takoform provider; please report it.`);
+}
+
+/** Maps a JSON Pointer into the spec to the Terraform attribute path, as far as it maps. */
+export function pointerToPath(pointer: string, fields: readonly FieldMapping[]): AttributePath | undefined {
+  const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path: PathStep[] = [];
+  let objectFields: readonly FieldMapping[] | undefined = fields;
+  let mapping: ValueMapping | undefined;
+  for (const token of tokens) {
+    if (objectFields) {
+      const field: FieldMapping | undefined = objectFields.find((f) => f.property === token);
+      if (!field) break;
+      path.push(field.attribute);
+      mapping = field.mapping;
+    } else if (mapping?.kind === 'list' && /^\d+$/.test(token)) {
+      path.push(parseInt(token, 10));
+      mapping = mapping.element;
+    } else if (mapping?.kind === 'map') {
+      path.push({ key: token });
+      mapping = mapping.element;
+    } else break;
+    const next: ValueMapping = mapping;
+    objectFields = next.kind === 'object' ? next.fields : undefined;
+  }
+  return path.length ? path : undefined;
+}

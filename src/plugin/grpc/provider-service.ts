@@ -1,0 +1,185 @@
+// tfplugin6.Provider: each handler converts the request from the wire, calls the provider or
+// lifecycle code, and converts the answer back. Every outcome travels as diagnostics — an
+// exception in our code becomes an error diagnostic naming the RPC, never a gRPC failure
+// (which core shows as an opaque "Plugin error") and never a crash. RPCs we do not support
+// answer a clean "unsupported" diagnostic.
+import * as grpc from '@grpc/grpc-js';
+import type { ProviderHandlers } from '../generated/types/tfplugin6/Provider.js';
+import type { Diagnostic as ProtoDiagnostic } from '../generated/types/tfplugin6/Diagnostic.js';
+import { errorDiag, hasError, toProtoDiagnostics, type Diagnostic } from '../diag/diagnostics.js';
+import { PROVIDER_SCHEMA } from '../provider/provider-config.js';
+import type { TakoformProvider } from '../provider/provider.js';
+import { applyResource, importResource, planResource, readResource } from '../resource/lifecycle.js';
+import { encodePrivate } from '../resource/private-data.js';
+import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
+import { ValueCodecError } from '../values/msgpack.js';
+import type { FormResourceType } from '../resource/form-resource-type.js';
+import { decodeObject, encodeDynamic } from './dynamic-value.js';
+
+type AnyResponse = { diagnostics?: ProtoDiagnostic[] };
+
+export function createProviderHandlers(provider: TakoformProvider, onStop: () => void): ProviderHandlers {
+  const log = provider.logger;
+  const providerType = impliedType(PROVIDER_SCHEMA.block);
+
+  /** Wraps an async handler: logs, and turns any throw into an error diagnostic. */
+  function unary<Req, Res extends AnyResponse>(rpc: string, fn: (req: Req) => Promise<Res> | Res): grpc.handleUnaryCall<Req, Res> {
+    return (call, callback) => {
+      const started = performance.now();
+      Promise.resolve()
+        .then(() => fn(call.request))
+        .then(
+          (res) => {
+            log.trace('rpc', { rpc, duration_ms: Math.round(performance.now() - started) });
+            callback(null, res);
+          },
+          (e: unknown) => {
+            const message = e instanceof ValueCodecError ? `value does not match the schema: ${e.message}` : e instanceof Error ? e.message : String(e);
+            log.error('rpc failed', { rpc, error: message });
+            callback(null, { diagnostics: toProtoDiagnostics([errorDiag(`Provider error in ${rpc}`, `${message}\n\nThis is a bug in the takoform provider; please report it with the TF_LOG=trace output.`)]) } as Res);
+          },
+        );
+    };
+  }
+
+  const unsupported = <Req,>(rpc: string, what: string) =>
+    unary<Req, AnyResponse>(rpc, () => ({ diagnostics: toProtoDiagnostics([errorDiag('Unsupported operation', `The takoform provider does not support ${what}.`)]) }));
+
+  function resourceType(typeName: string): FormResourceType {
+    const rt = provider.resourceTypes.get(typeName);
+    if (!rt) {
+      throw new Error(`unknown resource type ${typeName}; the catalog (${provider.catalog.source}) defines ${[...provider.resourceTypes.keys()].join(', ') || 'no types'}`);
+    }
+    return rt;
+  }
+
+  const diags = (d: Diagnostic[]) => toProtoDiagnostics(d);
+
+  return {
+    GetMetadata: unary('GetMetadata', () => ({
+      server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
+      resources: [...provider.resourceTypes.keys()].map((type_name) => ({ type_name })),
+      data_sources: [],
+      diagnostics: diags(provider.loadDiagnostics),
+    })),
+
+    GetProviderSchema: unary('GetProviderSchema', () => ({
+      provider: toProtoSchema(PROVIDER_SCHEMA),
+      resource_schemas: Object.fromEntries([...provider.resourceTypes].map(([name, rt]) => [name, toProtoSchema(rt.schema)])),
+      data_source_schemas: {},
+      server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
+      diagnostics: diags(provider.loadDiagnostics),
+    })),
+
+    GetResourceIdentitySchemas: unary('GetResourceIdentitySchemas', () => ({ identity_schemas: {}, diagnostics: [] })),
+
+    ValidateProviderConfig: unary('ValidateProviderConfig', (req) => {
+      decodeObject(req.config, providerType);
+      return { diagnostics: [] };
+    }),
+
+    ConfigureProvider: unary('ConfigureProvider', (req) => {
+      const config = decodeObject(req.config, providerType);
+      return { diagnostics: diags(provider.configure(config, req.terraform_version)) };
+    }),
+
+    ValidateResourceConfig: unary('ValidateResourceConfig', (req) => {
+      const rt = resourceType(req.type_name);
+      decodeObject(req.config, rt.valueType);
+      return { diagnostics: [] };
+    }),
+
+    UpgradeResourceState: unary('UpgradeResourceState', (req) => {
+      const rt = resourceType(req.type_name);
+      const version = Number(req.version);
+      if (version > rt.schema.version) {
+        return {
+          diagnostics: diags([errorDiag('State written by a newer provider', `${req.type_name} state has schema version ${version}; this provider writes version ${rt.schema.version}. Upgrade the provider.`)]),
+        };
+      }
+      // Same schema version: hand the JSON back untouched. Core decodes it with the current
+      // schema, losslessly (a JSON.parse round trip would turn 1e400 into Infinity).
+      return { upgraded_state: { json: req.raw_state?.json ?? Buffer.from('null') }, diagnostics: [] };
+    }),
+
+    ReadResource: unary('ReadResource', async (req) => {
+      const rt = resourceType(req.type_name);
+      const current = decodeObject(req.current_state, rt.valueType);
+      if (!current) return { new_state: encodeDynamic(null, rt.valueType), diagnostics: [] };
+      const result = await readResource(rt, provider, current);
+      return { new_state: encodeDynamic(result.state, rt.valueType), private: req.private, diagnostics: diags(result.diagnostics) };
+    }),
+
+    PlanResourceChange: unary('PlanResourceChange', async (req) => {
+      const rt = resourceType(req.type_name);
+      const prior = decodeObject(req.prior_state, rt.valueType);
+      const proposed = decodeObject(req.proposed_new_state, rt.valueType);
+      const config = decodeObject(req.config, rt.valueType);
+      const result = await planResource(rt, provider, prior, proposed, config);
+      if (hasError(result.diagnostics)) return { diagnostics: diags(result.diagnostics) };
+      return {
+        planned_state: encodeDynamic(result.planned, rt.valueType),
+        requires_replace: result.requiresReplace.map((p) => ({ steps: p.map((s) => (typeof s === 'string' ? { attribute_name: s } : typeof s === 'number' ? { element_key_int: String(s) } : { element_key_string: s.key })) })),
+        planned_private: encodePrivate(result.private),
+        diagnostics: diags(result.diagnostics),
+      };
+    }),
+
+    ApplyResourceChange: unary('ApplyResourceChange', async (req) => {
+      const rt = resourceType(req.type_name);
+      const prior = decodeObject(req.prior_state, rt.valueType);
+      const planned = decodeObject(req.planned_state, rt.valueType);
+      const result = await applyResource(rt, provider, prior, planned, req.planned_private);
+      return { new_state: encodeDynamic(result.state, rt.valueType), diagnostics: diags(result.diagnostics) };
+    }),
+
+    ImportResourceState: unary('ImportResourceState', async (req) => {
+      const rt = resourceType(req.type_name);
+      const result = await importResource(rt, provider, req.id);
+      if (!result.state) return { imported_resources: [], diagnostics: diags(result.diagnostics) };
+      return { imported_resources: [{ type_name: req.type_name, state: encodeDynamic(result.state, rt.valueType) }], diagnostics: diags(result.diagnostics) };
+    }),
+
+    StopProvider: (_call, callback) => {
+      onStop();
+      callback(null, { Error: '' });
+    },
+
+    GetFunctions: unary('GetFunctions', () => ({ functions: {}, diagnostics: [] })),
+    ValidateDataResourceConfig: unsupported('ValidateDataResourceConfig', 'data sources yet'),
+    ReadDataSource: unsupported('ReadDataSource', 'data sources yet'),
+    ValidateEphemeralResourceConfig: unsupported('ValidateEphemeralResourceConfig', 'ephemeral resources'),
+    OpenEphemeralResource: unsupported('OpenEphemeralResource', 'ephemeral resources'),
+    RenewEphemeralResource: unsupported('RenewEphemeralResource', 'ephemeral resources'),
+    CloseEphemeralResource: unsupported('CloseEphemeralResource', 'ephemeral resources'),
+    UpgradeResourceIdentity: unsupported('UpgradeResourceIdentity', 'resource identity yet'),
+    MoveResourceState: unsupported('MoveResourceState', '`moved` blocks across resource types yet'),
+    GenerateResourceConfig: unsupported('GenerateResourceConfig', 'configuration generation yet'),
+    CallFunction: (call, callback) => callback(null, { error: { text: `The takoform provider has no function ${JSON.stringify(call.request.name)}.` } }),
+    ValidateListResourceConfig: unsupported('ValidateListResourceConfig', 'list resources'),
+    ValidateActionConfig: unsupported('ValidateActionConfig', 'actions'),
+    PlanAction: unsupported('PlanAction', 'actions'),
+    ValidateStateStoreConfig: unsupported('ValidateStateStoreConfig', 'state stores'),
+    ConfigureStateStore: unsupported('ConfigureStateStore', 'state stores'),
+    LockState: unsupported('LockState', 'state stores'),
+    UnlockState: unsupported('UnlockState', 'state stores'),
+    GetStates: unsupported('GetStates', 'state stores'),
+    DeleteState: unsupported('DeleteState', 'state stores'),
+    ListResource: (call) => {
+      call.write({ diagnostic: toProtoDiagnostics([errorDiag('Unsupported operation', 'The takoform provider does not support list resources.')]) });
+      call.end();
+    },
+    InvokeAction: (call) => {
+      call.write({ completed: { diagnostics: toProtoDiagnostics([errorDiag('Unsupported operation', 'The takoform provider does not support actions.')]) } });
+      call.end();
+    },
+    ReadStateBytes: (call) => {
+      call.write({ diagnostics: toProtoDiagnostics([errorDiag('Unsupported operation', 'The takoform provider does not support state stores.')]) });
+      call.end();
+    },
+    WriteStateBytes: (call, callback) => {
+      call.on('data', () => undefined);
+      call.on('end', () => callback(null, { diagnostics: toProtoDiagnostics([errorDiag('Unsupported operation', 'The takoform provider does not support state stores.')]) }));
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// `terraform-provider-takoform install`: places the provider where a plain `tofu init` /
+// `terraform init` finds it, in the unpacked filesystem-mirror layout
+//   <mirror>/<hostname>/<namespace>/takoform/<version>/<os_arch>/terraform-provider-takoform_v<version>
+// The executable is a tiny shell wrapper that `exec`s node on the bundled provider beside it
+// (exec, so that core's SIGKILL reaches node and no orphan keeps its pipes open), and both
+// files live in the package directory, so the lock file's h1 hash covers the real code.
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { PROVIDER_VERSION } from './provider/provider.js';
+
+export const PROVIDER_HOSTNAME = 'registry.takoform.dev';
+export const PROVIDER_NAMESPACE = 'takoform';
+export const PROVIDER_TYPE = 'takoform';
+export const PROVIDER_SOURCE = `${PROVIDER_HOSTNAME}/${PROVIDER_NAMESPACE}/${PROVIDER_TYPE}`;
+export const BUNDLE_FILE_NAME = 'provider.cjs';
+
+export interface InstallOptions {
+  /** Mirror root; defaults to ~/.terraform.d/plugins, an implied mirror of both CLIs. */
+  readonly mirror?: string;
+  /** The bundled provider file to install (the running one by default). */
+  readonly bundle: string;
+}
+
+export function platformDirName(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch === 'ia32' ? '386' : process.arch;
+  return `${process.platform}_${arch}`;
+}
+
+export function installProvider(options: InstallOptions): string {
+  const mirror = path.resolve(options.mirror ?? path.join(homedir(), '.terraform.d', 'plugins'));
+  const dir = path.join(mirror, PROVIDER_HOSTNAME, PROVIDER_NAMESPACE, PROVIDER_TYPE, PROVIDER_VERSION, platformDirName());
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(options.bundle, path.join(dir, BUNDLE_FILE_NAME));
+  const wrapper = path.join(dir, `terraform-provider-${PROVIDER_TYPE}_v${PROVIDER_VERSION}`);
+  writeFileSync(wrapper, `#!/bin/sh\n# terraform-provider-takoform ${PROVIDER_VERSION}: runs the bundled provider with the node on PATH.\nhere=$(dirname "$(readlink -f "$0")")\nexec node "$here/${BUNDLE_FILE_NAME}" "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  return dir;
+}

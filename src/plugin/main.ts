@@ -1,0 +1,97 @@
+// Entry of the provider executable. Order matters: stdout is reserved for the single
+// handshake line before anything else can print (any earlier byte breaks the handshake,
+// G10), SIGINT is ignored (core stops us with StopProvider and lets in-flight applies
+// finish, G17), and an uncaught exception is reported as "panic:" so core shows it (G13).
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { formatCatalog } from './catalog/catalog-file.js';
+import { lockCatalog } from './catalog/lock.js';
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
+import { installProvider, PROVIDER_SOURCE } from './install.js';
+import { Logger } from './logging.js';
+import { PROVIDER_VERSION } from './provider/provider.js';
+import { servePlugin } from './serve.js';
+
+const USAGE = `terraform-provider-takoform ${PROVIDER_VERSION}
+
+This is a Terraform/OpenTofu provider plugin. tofu or terraform start it by themselves;
+running it directly does nothing useful. Commands for people:
+
+  install [--mirror DIR]        put the provider into a plugin mirror (default ~/.terraform.d/plugins)
+                                so that "tofu init" finds source = "${PROVIDER_SOURCE}"
+  catalog lock [--endpoint URL] [--space SPACE] [--out FILE]
+                                write the Form catalog (.takoform.lock.json) from a Host;
+                                the token is read from TAKOFORM_TOKEN
+  version                       print the version
+`;
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const realStdoutWrite = process.stdout.write.bind(process.stdout);
+  const toStderr = (...args: unknown[]) => void process.stderr.write(args.map(String).join(' ') + '\n');
+  console.log = console.info = console.debug = toStderr;
+
+  const [command, ...rest] = argv;
+  if (command === 'version' || command === '--version') {
+    realStdoutWrite(`${PROVIDER_VERSION}\n`);
+    return 0;
+  }
+  if (command === 'install') {
+    const dir = installProvider({ bundle: process.argv[1] ?? '', ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
+    realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir}\n`);
+    return 0;
+  }
+  if (command === 'catalog' && rest[0] === 'lock') {
+    return catalogLock(rest.slice(1), realStdoutWrite);
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    realStdoutWrite(USAGE);
+    return 0;
+  }
+  if (command !== undefined || process.env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
+    process.stderr.write(command !== undefined ? `unknown command ${JSON.stringify(command)}\n\n${USAGE}` : USAGE);
+    return 1;
+  }
+  if (negotiateProtocol(process.env.PLUGIN_PROTOCOL_VERSIONS) === undefined) {
+    process.stderr.write(`terraform-provider-takoform speaks plugin protocol 6 only; the host offered ${process.env.PLUGIN_PROTOCOL_VERSIONS}\n`);
+    return 1;
+  }
+
+  process.on('SIGINT', () => undefined);
+  process.on('uncaughtException', (e) => {
+    process.stderr.write(`panic: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(2);
+  });
+  process.on('unhandledRejection', (e) => {
+    process.stderr.write(`panic: unhandled rejection: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(2);
+  });
+  await servePlugin(Logger.fromEnv(), (line) => void realStdoutWrite(line));
+  return -1; // keep running: the gRPC server owns the process from here
+}
+
+async function catalogLock(args: readonly string[], out: (s: string) => void): Promise<number> {
+  const endpoint = flag(args, '--endpoint') ?? process.env.TAKOFORM_ENDPOINT;
+  const space = flag(args, '--space') ?? process.env.TAKOFORM_SPACE;
+  const token = process.env.TAKOFORM_TOKEN;
+  const file = path.resolve(flag(args, '--out') ?? '.takoform.lock.json');
+  if (!endpoint || !space || !token) {
+    process.stderr.write('catalog lock needs --endpoint (or TAKOFORM_ENDPOINT), --space (or TAKOFORM_SPACE) and TAKOFORM_TOKEN\n');
+    return 1;
+  }
+  try {
+    const catalog = await lockCatalog({ endpoint, token, space, previousFile: file });
+    writeFileSync(file, formatCatalog(catalog));
+    out(`wrote ${file}: ${catalog.forms.map((f) => f.typeName).join(', ') || 'no Forms'}\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`catalog lock failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}
+
+function flag(args: readonly string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i >= 0) return args[i + 1];
+  const eq = args.find((a) => a.startsWith(`${name}=`));
+  return eq?.slice(name.length + 1);
+}

@@ -1,0 +1,300 @@
+// The resource lifecycle of a Form-backed type: plan through the Host's prepare, apply
+// through its fenced apply, refresh by exact read, delete with the generation fence, import
+// by name. Each function takes decoded values and returns values plus diagnostics; the gRPC
+// layer owns the wire.
+import { canonicalJson, jcsDigest } from '../../common/digest.js';
+import { materializeDefaults } from '../../common/json-schema-defaults.js';
+import { formatFormRef, HostApiError, resourceRequest, type HostClient, type JsonObject, type PrepareResult, type ResourceAddress, type ResourceResponse } from '../../host-client/index.js';
+import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
+import { hostFailureDiagnostic, type ResourceContext } from '../diag/host-diagnostics.js';
+import { SpecConversionError, toSpec } from '../schema/form-mapping.js';
+import { isObjectValue, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
+import type { FormResourceType } from './form-resource-type.js';
+import { decodePrivate, type PlannedPrivate } from './private-data.js';
+
+export interface HostAccess {
+  /** Undefined when the provider configuration is not known yet (e.g. during validate). */
+  readonly client: HostClient | undefined;
+  readonly defaultSpace: string | undefined;
+  /** True while the provider configuration itself still has unknown values. */
+  readonly configUnknown: boolean;
+}
+
+export interface PlanResult {
+  readonly planned: TfObject | null;
+  readonly requiresReplace: AttributePath[];
+  readonly private?: PlannedPrivate;
+  readonly diagnostics: Diagnostic[];
+}
+
+export interface StateResult {
+  readonly state: TfObject | null;
+  readonly diagnostics: Diagnostic[];
+}
+
+const COMPUTED_ON_CHANGE = ['generation', 'revision', 'conditions', 'ready', 'outputs_json'] as const;
+
+export async function planResource(rt: FormResourceType, host: HostAccess, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): Promise<PlanResult> {
+  if (proposed === null || config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
+  const planned: Record<string, TfValue> = { ...proposed };
+  const diagnostics: Diagnostic[] = [];
+  if ((config.space ?? null) === null) {
+    if (prior) planned.space = prior.space ?? null;
+    else if (host.defaultSpace) planned.space = host.defaultSpace;
+    else if (host.configUnknown) planned.space = UNKNOWN;
+    else {
+      return fail(errorDiag('Missing space', `Set \`space\` on ${rt.typeName} or in the provider configuration (or TAKOFORM_SPACE).`, ['space']));
+    }
+  }
+  planned.form_ref = rt.formRefValue();
+
+  const requiresReplace: AttributePath[] = [];
+  if (prior) {
+    if (!sameValue(prior.name ?? null, planned.name ?? null)) requiresReplace.push(['name']);
+    if (!sameValue(prior.space ?? null, planned.space ?? null)) requiresReplace.push(['space']);
+  }
+
+  // The desired spec as the configuration means it: unset properties are left for the Host
+  // to default, so removing a line resets it to the default, as users expect.
+  const configured: Record<string, TfValue> = {};
+  for (const f of rt.fields) configured[f.attribute] = config[f.attribute] ?? null;
+  const known = isWhollyKnown(objectValue(Object.entries(configured))) && isWhollyKnown(planned.name ?? null) && isWhollyKnown(planned.space ?? null);
+  if (!known) {
+    // Values decided later in this run: plan what depends on them as unknown; apply prepares.
+    for (const f of rt.fields) if (f.hostFilled && configured[f.attribute] === null) planned[f.attribute] = UNKNOWN;
+    if (prior) collectReplace(rt, prior, planned, requiresReplace);
+    markComputedUnknown(planned, !prior || requiresReplace.length > 0);
+    return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics };
+  }
+
+  let spec: JsonObject;
+  try {
+    spec = toSpec(rt.fields, configured);
+  } catch (e) {
+    if (e instanceof SpecConversionError) {
+      return fail(errorDiag('Invalid value', `${rt.typeName} "${planned.name as string}": ${e.message}. Form ${formatFormRef(rt.form.formRef)}.`, e.path));
+    }
+    throw e;
+  }
+  const local = materializeDefaults(rt.form.desiredSchema, spec);
+  const name = planned.name as string;
+  const space = planned.space as string;
+
+  let priorSpec: JsonObject | undefined;
+  if (prior) {
+    priorSpec = toSpec(rt.fields, prior);
+    collectReplace(rt, prior, { ...planned, ...rt.desiredValues(local) }, requiresReplace);
+    // Nothing to do: the configuration still means the state we have. No Host call.
+    if (requiresReplace.length === 0 && canonicalJson(local) === canonicalJson(priorSpec)) return { planned: prior, requiresReplace: [], diagnostics };
+    if (requiresReplace.length > 0) {
+      // A replacement: the new object is prepared when core plans it (prior = null).
+      Object.assign(planned, rt.desiredValues(local));
+      markComputedUnknown(planned, true);
+      return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics };
+    }
+  }
+
+  const client = host.client;
+  if (!client) {
+    // Provider configuration unknown at plan time: plan from the schema's defaults.
+    Object.assign(planned, rt.desiredValues(local));
+    markComputedUnknown(planned, !prior);
+    return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics };
+  }
+
+  const ctx = context(rt, name, space, prior);
+  let prepared: PrepareResult;
+  try {
+    prepared = await client.prepare(resourceRequest(rt.form.formRef, space, name, spec), prior ? (prior.generation as string) : undefined);
+  } catch (e) {
+    if (!prior && e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict')) {
+      // A create whose name is still held: either the old object of a replacement (deleted
+      // before this create is applied) or a real conflict, which apply will report.
+      const existing = await client.read({ formRef: rt.form.formRef, space, name }).catch(() => undefined);
+      if (existing) {
+        Object.assign(planned, rt.desiredValues(local));
+        markComputedUnknown(planned, true);
+        return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics };
+      }
+    }
+    return fail(hostFailureDiagnostic('prepare', e, ctx));
+  }
+  Object.assign(planned, rt.desiredValues(prepared.spec));
+  if (prior && priorSpec && canonicalJson(prepared.spec) === canonicalJson(priorSpec)) return { planned: prior, requiresReplace: [], diagnostics };
+  markComputedUnknown(planned, !prior);
+  return {
+    planned: objectValue(Object.entries(planned)),
+    requiresReplace,
+    private: { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest },
+    diagnostics,
+  };
+}
+
+function fail(diagnostic: Diagnostic): PlanResult {
+  return { planned: null, requiresReplace: [], diagnostics: [diagnostic] };
+}
+
+export async function applyResource(
+  rt: FormResourceType,
+  host: HostAccess,
+  prior: TfObject | null,
+  planned: TfObject | null,
+  plannedPrivate: Uint8Array | undefined,
+): Promise<StateResult> {
+  const client = host.client;
+  const subject = planned ?? prior!;
+  const ctx = context(rt, subject.name as string, subject.space as string, prior);
+  if (!client) return { state: prior, diagnostics: [errorDiag('Provider not configured', 'The takoform provider needs `endpoint` and `token` to apply changes.')] };
+
+  if (planned === null) {
+    // Delete, fenced by the generation we last saw; "already gone" is success.
+    try {
+      await client.delete(address(rt, prior!), { expectedGeneration: prior!.generation as string, uid: prior!.uid as string });
+      return { state: null, diagnostics: [] };
+    } catch (e) {
+      return { state: prior, diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
+    }
+  }
+
+  const spec = toSpec(rt.fields, planned);
+  const name = planned.name as string;
+  const space = planned.space as string;
+  const request = resourceRequest(rt.form.formRef, space, name, spec);
+  let review = decodePrivate(plannedPrivate);
+  if (!review || review.specDigest !== jcsDigest(spec)) {
+    // No binding from plan (unknown values then): prepare now, and insist that the Host
+    // materializes exactly what the plan showed.
+    try {
+      const prepared = await client.prepare(request, prior ? (prior.generation as string) : undefined);
+      if (canonicalJson(prepared.spec) !== canonicalJson(spec)) {
+        return {
+          state: prior,
+          diagnostics: [errorDiag('Changed on the Host since plan', `The Host would now apply a different spec to ${rt.typeName} "${name}" than the plan showed. Run plan again.`)],
+        };
+      }
+      review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
+    } catch (e) {
+      return { state: prior, diagnostics: [hostFailureDiagnostic('prepare', e, ctx)] };
+    }
+  }
+
+  let resource: ResourceResponse;
+  try {
+    const result = await client.apply(
+      request,
+      review,
+      prior ? { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string } : { kind: 'create' },
+    );
+    resource = result.resource;
+  } catch (e) {
+    return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
+  }
+  return { state: rt.stateFromResource(resource), diagnostics: readinessWarnings(rt, resource) };
+}
+
+export async function readResource(rt: FormResourceType, host: HostAccess, current: TfObject): Promise<StateResult> {
+  const client = host.client;
+  if (!client) return { state: current, diagnostics: [] };
+  const ctx = context(rt, current.name as string, current.space as string, current);
+  let resource: ResourceResponse | undefined;
+  try {
+    resource = await client.read(address(rt, current));
+  } catch (e) {
+    return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };
+  }
+  if (!resource) return { state: null, diagnostics: [] }; // gone: core plans a create
+  if (current.uid !== null && resource.metadata.uid !== current.uid) {
+    return {
+      state: current,
+      diagnostics: [
+        errorDiag(
+          'Resource was replaced outside this configuration',
+          `${rt.typeName} "${current.name as string}" in space "${current.space as string}" is now a different incarnation on the Host (uid ${resource.metadata.uid}; state tracks ${current.uid as string}). ` +
+            'The one this state managed was deleted and the name re-created by someone else. State was kept unchanged. ' +
+            'To manage the new one, remove this resource from state (`tofu state rm`) and import it; to discard it, delete it on the Host.',
+        ),
+      ],
+    };
+  }
+  return { state: rt.stateFromResource(resource), diagnostics: [] };
+}
+
+export async function importResource(rt: FormResourceType, host: HostAccess, id: string): Promise<StateResult> {
+  const client = host.client;
+  if (!client) return { state: null, diagnostics: [errorDiag('Provider not configured', 'Importing needs the provider `endpoint` and `token`.')] };
+  const slash = id.lastIndexOf('/');
+  const space = slash >= 0 ? id.slice(0, slash) : host.defaultSpace;
+  const name = slash >= 0 ? id.slice(slash + 1) : id;
+  if (!space || !name) {
+    return { state: null, diagnostics: [errorDiag('Invalid import ID', `Use "SPACE/NAME" (or "NAME" with the provider space set); got ${JSON.stringify(id)}.`)] };
+  }
+  const ctx: ResourceContext = { typeName: rt.typeName, name, space, formRef: rt.form.formRef, fields: rt.fields };
+  try {
+    const resource = await client.read({ formRef: rt.form.formRef, space, name });
+    if (!resource) {
+      return { state: null, diagnostics: [errorDiag('Cannot import non-existent resource', `The Host has no ${rt.form.formRef.kind} "${name}" in space "${space}" under this exact Form.`)] };
+    }
+    return { state: rt.stateFromResource(resource), diagnostics: [] };
+  } catch (e) {
+    return { state: null, diagnostics: [hostFailureDiagnostic('import', e, ctx)] };
+  }
+}
+
+function address(rt: FormResourceType, state: TfObject): ResourceAddress {
+  return { formRef: rt.form.formRef, space: state.space as string, name: state.name as string };
+}
+
+function context(rt: FormResourceType, name: string, space: string, prior: TfObject | null): ResourceContext {
+  return {
+    typeName: rt.typeName,
+    name,
+    space,
+    formRef: rt.form.formRef,
+    fields: rt.fields,
+    ...(prior && typeof prior.uid === 'string' ? { uid: prior.uid } : {}),
+    ...(prior && typeof prior.generation === 'string' ? { generation: prior.generation } : {}),
+  };
+}
+
+function markComputedUnknown(planned: Record<string, TfValue>, newObject: boolean): void {
+  for (const a of COMPUTED_ON_CHANGE) planned[a] = UNKNOWN;
+  if (newObject) {
+    planned.id = UNKNOWN;
+    planned.uid = UNKNOWN;
+  }
+}
+
+function collectReplace(rt: FormResourceType, prior: TfObject, planned: Record<string, TfValue>, out: AttributePath[]): void {
+  for (const attr of rt.replaceAttributes) {
+    if (!sameValue(prior[attr] ?? null, planned[attr] ?? null) && !out.some((p) => p[0] === attr)) out.push([attr]);
+  }
+}
+
+function readinessWarnings(rt: FormResourceType, resource: ResourceResponse): Diagnostic[] {
+  const ready = resource.status.conditions.find((c) => c.type === 'Ready');
+  if (!ready || ready.status === 'True') return [];
+  return [
+    warningDiag(
+      'Resource is not Ready',
+      `${rt.typeName} "${resource.metadata.name}" was applied, but the Host reports Ready=${ready.status} (${ready.reason})${ready.message ? `: ${ready.message}` : ''}.`,
+    ),
+  ];
+}
+
+/** Structural equality of two known values (numbers by decimal value). */
+export function sameValue(a: TfValue, b: TfValue): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  if (typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameValue(v, b[i]!));
+  }
+  if ('equals' in a && typeof a.equals === 'function' && 'equals' in b) return (a as { equals(o: unknown): boolean }).equals(b);
+  if (isObjectValue(a) && isObjectValue(b)) {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => k in b && sameValue(a[k]!, b[k]!));
+  }
+  return false;
+}

@@ -1,0 +1,258 @@
+// How a Form's desired JSON Schema (2020-12) becomes Terraform attributes, and how values
+// move between the two worlds. Closed objects become nested attributes, typed maps become
+// maps, arrays become lists (order must survive a round trip, so never sets), scalars map
+// one to one, and anything this mapper cannot type precisely becomes `dynamic` rather than
+// a failure. A property with a `default` (or a `const`) is optional+computed: when the user
+// leaves it out, the planned value comes from the Host's materialized prepare echo.
+import type { JsonObject, JsonValue } from '../../host-client/wire-types.js';
+import { TfNumber } from '../values/tf-number.js';
+import { T, type TfType } from '../values/tf-type.js';
+import { isObjectValue, objectValue, TfDynamic, Unknown, type TfValue } from '../values/tf-value.js';
+import { attributeType, type TfAttribute } from './tf-schema.js';
+import { snakeCase, topLevelAttributeName } from './names.js';
+
+type JsonSchema = { readonly [key: string]: unknown };
+
+export type ValueMapping =
+  | { readonly kind: 'string' }
+  | { readonly kind: 'bool' }
+  | { readonly kind: 'number'; readonly integer: boolean }
+  | { readonly kind: 'list'; readonly element: ValueMapping }
+  | { readonly kind: 'map'; readonly element: ValueMapping }
+  | { readonly kind: 'object'; readonly fields: readonly FieldMapping[] }
+  | { readonly kind: 'dynamic' };
+
+export interface FieldMapping {
+  /** Terraform attribute name. */
+  readonly attribute: string;
+  /** JSON property name in the spec. */
+  readonly property: string;
+  readonly mapping: ValueMapping;
+  readonly required: boolean;
+  /** A Host default or const exists: optional+computed, planned from the prepare echo. */
+  readonly hostFilled: boolean;
+  readonly constValue?: JsonValue;
+  readonly description?: string;
+}
+
+/** Maps the top level of a desired schema. Property order is kept (it is the doc order). */
+export function mapDesiredSchema(schema: JsonSchema): FieldMapping[] {
+  return mapProperties(schema, topLevelAttributeName);
+}
+
+function mapProperties(schema: JsonSchema, nameOf: (property: string) => string): FieldMapping[] {
+  const properties = (isRecord(schema.properties) ? schema.properties : {}) as Record<string, JsonSchema>;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  return Object.entries(properties).map(([property, sub]) => {
+    const hasConst = 'const' in sub;
+    const field: FieldMapping = {
+      attribute: nameOf(property),
+      property,
+      mapping: mapValue(sub),
+      required: required.includes(property) && !hasConst && !('default' in sub),
+      hostFilled: 'default' in sub || hasConst,
+      ...(hasConst ? { constValue: sub.const as JsonValue } : {}),
+      ...(typeof sub.description === 'string' ? { description: sub.description } : {}),
+    };
+    return field;
+  });
+}
+
+export function mapValue(schema: JsonSchema): ValueMapping {
+  const type = schema.type ?? (schema.const !== undefined ? jsonTypeOf(schema.const) : undefined) ?? enumType(schema.enum);
+  switch (type) {
+    case 'string':
+      return { kind: 'string' };
+    case 'boolean':
+      return { kind: 'bool' };
+    case 'integer':
+      return { kind: 'number', integer: true };
+    case 'number':
+      return { kind: 'number', integer: false };
+    case 'array': {
+      if (!isRecord(schema.items)) return { kind: 'dynamic' };
+      return { kind: 'list', element: mapValue(schema.items as JsonSchema) };
+    }
+    case 'object': {
+      if (isRecord(schema.properties) && schema.additionalProperties === false) {
+        return { kind: 'object', fields: mapProperties(schema, snakeCase) };
+      }
+      if (isRecord(schema.additionalProperties) && !isRecord(schema.properties)) {
+        return { kind: 'map', element: mapValue(schema.additionalProperties as JsonSchema) };
+      }
+      return { kind: 'dynamic' };
+    }
+    default:
+      return { kind: 'dynamic' };
+  }
+}
+
+function enumType(values: unknown): string | undefined {
+  if (!Array.isArray(values) || values.length === 0) return undefined;
+  const types = new Set(values.map(jsonTypeOf));
+  return types.size === 1 ? [...types][0] : undefined;
+}
+
+function jsonTypeOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'boolean';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+// ---------- Terraform attributes ----------
+
+export function fieldAttribute(field: FieldMapping): TfAttribute {
+  const flags = field.required ? { required: true } : field.hostFilled ? { optional: true, computed: true } : { optional: true };
+  const description = field.description ?? '';
+  const m = field.mapping;
+  if (m.kind === 'object') return { name: field.attribute, nested: { nesting: 'SINGLE', attributes: m.fields.map(fieldAttribute) }, description, ...flags };
+  if (m.kind === 'list' && m.element.kind === 'object') {
+    return { name: field.attribute, nested: { nesting: 'LIST', attributes: m.element.fields.map(fieldAttribute) }, description, ...flags };
+  }
+  if (m.kind === 'map' && m.element.kind === 'object') {
+    return { name: field.attribute, nested: { nesting: 'MAP', attributes: m.element.fields.map(fieldAttribute) }, description, ...flags };
+  }
+  return { name: field.attribute, type: valueType(m), description, ...flags };
+}
+
+export function valueType(m: ValueMapping): TfType {
+  switch (m.kind) {
+    case 'string':
+      return T.string;
+    case 'bool':
+      return T.bool;
+    case 'number':
+      return T.number;
+    case 'list':
+      return T.list(valueType(m.element));
+    case 'map':
+      return T.map(valueType(m.element));
+    case 'object':
+      return attributeType({ name: '', nested: { nesting: 'SINGLE', attributes: m.fields.map(fieldAttribute) } });
+    case 'dynamic':
+      return T.dynamic;
+  }
+}
+
+// ---------- values: Terraform → JSON spec ----------
+
+export class SpecConversionError extends Error {
+  constructor(
+    message: string,
+    readonly path: readonly (string | number)[],
+  ) {
+    super(message);
+  }
+}
+
+/** Builds the JSON spec from wholly known attribute values; null attributes are omitted. */
+export function toSpec(fields: readonly FieldMapping[], values: { readonly [attr: string]: TfValue }, path: (string | number)[] = []): JsonObject {
+  const spec: JsonObject = {};
+  for (const f of fields) {
+    const v = values[f.attribute] ?? null;
+    if (v === null) {
+      if (f.constValue !== undefined) spec[f.property] = f.constValue;
+      continue;
+    }
+    spec[f.property] = toJson(f.mapping, v, [...path, f.attribute]);
+  }
+  return spec;
+}
+
+function toJson(m: ValueMapping, v: TfValue, path: (string | number)[]): JsonValue {
+  if (v instanceof Unknown) throw new SpecConversionError('value is not known yet', path);
+  if (v === null) return null;
+  switch (m.kind) {
+    case 'string':
+    case 'bool':
+      return v as string | boolean;
+    case 'number': {
+      const n = v as TfNumber;
+      if (m.integer && !n.isInteger) throw new SpecConversionError(`${n.toDecimalString()} is not an integer`, path);
+      const js = n.toNumber();
+      if (!Number.isFinite(js) || (m.integer && !Number.isSafeInteger(js)) || TfNumber.of(js).toDecimalString() !== n.toDecimalString()) {
+        throw new SpecConversionError(`${n.toDecimalString()} cannot be sent exactly as an I-JSON number (Host API v1 numbers are IEEE-754 doubles)`, path);
+      }
+      return js;
+    }
+    case 'list':
+      return (v as readonly TfValue[]).map((item, i) => toJson(m.element, item, [...path, i]));
+    case 'map': {
+      const out: JsonObject = {};
+      for (const [k, item] of Object.entries(v as { [k: string]: TfValue })) out[k] = toJson(m.element, item, [...path, k]);
+      return out;
+    }
+    case 'object':
+      return toSpec(m.fields, v as { [k: string]: TfValue }, path);
+    case 'dynamic':
+      return dynamicToJson(v, path);
+  }
+}
+
+function dynamicToJson(v: TfValue, path: (string | number)[]): JsonValue {
+  if (v instanceof Unknown) throw new SpecConversionError('value is not known yet', path);
+  if (v instanceof TfDynamic) return dynamicToJson(v.value, path);
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (v instanceof TfNumber) return toJson({ kind: 'number', integer: false }, v, path);
+  if (Array.isArray(v)) return v.map((item, i) => dynamicToJson(item, [...path, i]));
+  const out: JsonObject = {};
+  for (const [k, item] of Object.entries(v as { [k: string]: TfValue })) out[k] = dynamicToJson(item, [...path, k]);
+  return out;
+}
+
+// ---------- values: JSON spec → Terraform ----------
+
+/** Attribute values from a Host spec; properties the spec lacks become null. */
+export function fromSpec(fields: readonly FieldMapping[], spec: JsonObject): Record<string, TfValue> {
+  const out: Record<string, TfValue> = {};
+  for (const f of fields) out[f.attribute] = fromJson(f.mapping, spec[f.property]);
+  return out;
+}
+
+function fromJson(m: ValueMapping, v: JsonValue | undefined): TfValue {
+  if (v === undefined || v === null) return null;
+  switch (m.kind) {
+    case 'string':
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    case 'bool':
+      return typeof v === 'boolean' ? v : null;
+    case 'number':
+      return typeof v === 'number' ? TfNumber.of(v) : null;
+    case 'list':
+      return Array.isArray(v) ? v.map((item) => fromJson(m.element, item)) : null;
+    case 'map':
+      return isRecord(v) ? objectValue(Object.entries(v).map(([k, item]) => [k, fromJson(m.element, item as JsonValue)] as const)) : null;
+    case 'object':
+      return isRecord(v) ? objectValue(Object.entries(fromSpec(m.fields, v as JsonObject))) : null;
+    case 'dynamic':
+      return jsonToDynamic(v);
+  }
+}
+
+export function jsonToDynamic(v: JsonValue): TfDynamic {
+  const typed = typedJson(v);
+  return new TfDynamic(typed.type, typed.value);
+}
+
+function typedJson(v: JsonValue): { type: TfType; value: TfValue } {
+  if (v === null) return { type: T.dynamic, value: null };
+  if (typeof v === 'string') return { type: T.string, value: v };
+  if (typeof v === 'boolean') return { type: T.bool, value: v };
+  if (typeof v === 'number') return { type: T.number, value: TfNumber.of(v) };
+  if (Array.isArray(v)) {
+    const items = v.map(typedJson);
+    return { type: T.tuple(items.map((i) => i.type)), value: items.map((i) => i.value) };
+  }
+  const entries = Object.entries(v).map(([k, item]) => [k, typedJson(item)] as const);
+  return {
+    type: T.object(Object.fromEntries(entries.map(([k, t]) => [k, t.type]))),
+    value: objectValue(entries.map(([k, t]) => [k, t.value] as const)),
+  };
+}
+
+export { isObjectValue };

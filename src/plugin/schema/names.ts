@@ -1,0 +1,30 @@
+// Terraform attribute names for JSON Schema property names. Rule (documented in
+// docs/schema-mapping.md): camelCase and any other character become snake_case
+// (`externalServices` → `external_services`); a name that would collide with an envelope
+// attribute of the resource or a name Terraform reserves in resource blocks gets the prefix
+// `spec_` (`name` → `spec_name`, `count` → `spec_count`).
+
+export const ENVELOPE_ATTRIBUTES = ['id', 'name', 'space', 'uid', 'generation', 'revision', 'form_ref', 'conditions', 'ready', 'outputs_json', 'timeouts'] as const;
+export const TERRAFORM_RESERVED = ['count', 'for_each', 'provider', 'depends_on', 'lifecycle', 'connection', 'provisioner'] as const;
+
+export function snakeCase(name: string): string {
+  let out = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_');
+  if (!/^[a-z_]/.test(out)) out = `_${out}`;
+  return out;
+}
+
+/** The top-level attribute name of a desired property. */
+export function topLevelAttributeName(property: string): string {
+  const snake = snakeCase(property);
+  const taken: readonly string[] = [...ENVELOPE_ATTRIBUTES, ...TERRAFORM_RESERVED];
+  return taken.includes(snake) ? `spec_${snake}` : snake;
+}
+
+/** `takoform_<snake kind>`: the default resource type name of a Form. */
+export function defaultTypeName(kind: string): string {
+  return `takoform_${snakeCase(kind)}`;
+}

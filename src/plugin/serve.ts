@@ -1,0 +1,54 @@
+// Runs the plugin as go-plugin expects: AutoMTLS when PLUGIN_CLIENT_CERT is present (our
+// per-process certificate, the host's certificate required), a unix socket, exactly one
+// handshake line on stdout, and a prompt exit on Shutdown.
+import * as grpc from '@grpc/grpc-js';
+import { loadCatalog } from './catalog/catalog-file.js';
+import { createProviderHandlers } from './grpc/provider-service.js';
+import { createPluginServer } from './grpc/plugin-server.js';
+import { createServerCertificate } from './handshake/certificate.js';
+import { formatHandshakeLine, type ListenAddress } from './handshake/handshake-line.js';
+import { planListenSocket } from './handshake/socket-path.js';
+import type { Logger } from './logging.js';
+import { TakoformProvider } from './provider/provider.js';
+
+export async function servePlugin(logger: Logger, writeHandshake: (line: string) => void): Promise<void> {
+  const provider = new TakoformProvider(loadCatalog(), logger);
+  const socket = planListenSocket();
+  let server: grpc.Server | undefined;
+  let exiting = false;
+  const exit = (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    socket.cleanup();
+    void provider.close().finally(() => process.exit(code));
+    setTimeout(() => process.exit(code), 500).unref();
+  };
+
+  server = createPluginServer(
+    createProviderHandlers(provider, () => logger.info('StopProvider received')),
+    { onShutdown: () => { server?.forceShutdown(); exit(0); } },
+  );
+
+  let credentials = grpc.ServerCredentials.createInsecure();
+  let certDer: Buffer | undefined;
+  const clientCert = process.env.PLUGIN_CLIENT_CERT;
+  if (clientCert) {
+    const cert = createServerCertificate();
+    credentials = grpc.ServerCredentials.createSsl(Buffer.from(clientCert), [{ cert_chain: Buffer.from(cert.certPem), private_key: Buffer.from(cert.keyPem) }], true);
+    certDer = cert.der;
+  }
+
+  const port = await new Promise<number>((resolve, reject) => server!.bindAsync(socket.target, credentials, (err, p) => (err ? reject(err) : resolve(p))));
+  const listen: ListenAddress = socket.target.startsWith('unix://')
+    ? { network: 'unix', address: socket.target.slice('unix://'.length) }
+    : { network: 'tcp', address: `127.0.0.1:${port}` };
+  writeHandshake(formatHandshakeLine(listen, certDer));
+  logger.debug('plugin serving', { network: listen.network, address: listen.address, tls: !!certDer });
+
+  process.on('SIGTERM', () => exit(0));
+  // If the host dies without Shutdown (G12), do not linger holding its pipes.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) exit(0);
+  }, 500).unref();
+}

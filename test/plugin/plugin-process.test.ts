@@ -1,0 +1,112 @@
+// Drives the bundled plugin executable the way go-plugin's client does: environment with
+// the magic cookie and a client certificate, one handshake line on stdout, mTLS over the
+// unix socket, then provider RPCs and the controller's Shutdown. Covers the process-level
+// lessons: stdout stays clean, SIGINT is ignored, Shutdown exits promptly, the client
+// certificate is required, and a person running it by hand gets a message.
+import * as grpc from '@grpc/grpc-js';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadProtocol } from '../../src/plugin/grpc/plugin-server.js';
+import { createServerCertificate } from '../../src/plugin/handshake/certificate.js';
+import { MAGIC_COOKIE_VALUE } from '../../src/plugin/handshake/handshake-line.js';
+import { PROVIDER_BUNDLE, requireFile } from '../support/paths.js';
+
+const COOKIE = { TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '5,6' };
+
+interface Started {
+  child: ChildProcess;
+  line: string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
+
+function startPlugin(env: NodeJS.ProcessEnv, cwd: string): Promise<Started> {
+  requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
+  const child = spawn(process.execPath, [PROVIDER_BUNDLE], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no handshake within 10 s')), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolve({ child, line: out.split('\n')[0]!, stdout: () => out, exited });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`plugin exited ${code} before the handshake`)));
+  });
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+function derToPem(base64NoPad: string): string {
+  const b64 = Buffer.from(base64NoPad, 'base64').toString('base64');
+  return `-----BEGIN CERTIFICATE-----\n${b64.replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+}
+
+describe('the plugin process', () => {
+  it('refuses to run without the magic cookie, with a message on stderr only', () => {
+    const r = spawnSync(process.execPath, [PROVIDER_BUNDLE], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/This is a Terraform\/OpenTofu provider plugin/);
+  });
+
+  it('refuses a host that offers only protocol 5', () => {
+    const r = spawnSync(process.execPath, [PROVIDER_BUNDLE], { env: { PATH: process.env.PATH, ...COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5' }, encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/protocol 6/);
+  });
+
+  it('serves tfplugin6 over mTLS, ignores SIGINT, and exits promptly on Shutdown', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'plugin-proc-'));
+    writeFileSync(path.join(cwd, '.takoform.lock.json'), JSON.stringify({ formatVersion: 1, forms: [] }));
+    const clientCert = createServerCertificate();
+    const p = await startPlugin({ ...COOKIE, PLUGIN_CLIENT_CERT: clientCert.certPem }, cwd);
+    children.push(p.child);
+    const [core, app, network, address, protocol, cert] = p.line.split('|');
+    expect([core, app, network, protocol]).toEqual(['1', '6', 'unix', 'grpc']);
+    expect(cert!.length).toBeGreaterThan(50);
+
+    const proto = loadProtocol();
+    const creds = grpc.credentials.createSsl(Buffer.from(derToPem(cert!)), Buffer.from(clientCert.keyPem), Buffer.from(clientCert.certPem));
+    const options = { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' };
+    const provider = new proto.tfplugin6.Provider(`unix://${address}`, creds, options);
+    const schema = await new Promise<any>((resolve, reject) => provider.GetProviderSchema({}, (err, res) => (err ? reject(err) : resolve(res))));
+    expect(schema.provider.block.attributes.map((a: any) => a.name)).toEqual(['endpoint', 'token', 'space']);
+    expect(schema.provider.block.attributes.find((a: any) => a.name === 'token').sensitive).toBe(true);
+
+    // An RPC we do not support answers a diagnostic, not a gRPC error.
+    const eph = await new Promise<any>((resolve, reject) => provider.OpenEphemeralResource({ type_name: 'x' }, (err, res) => (err ? reject(err) : resolve(res))));
+    expect(eph.diagnostics[0].summary).toBe('Unsupported operation');
+
+    // Ctrl-C reaches the whole process group; the plugin must survive it (G17).
+    p.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(p.child.exitCode).toBeNull();
+
+    // Without a client certificate the TLS handshake is refused.
+    const anonymous = new proto.tfplugin6.Provider(`unix://${address}`, grpc.credentials.createSsl(Buffer.from(derToPem(cert!))), options);
+    await expect(
+      new Promise((resolve, reject) => anonymous.GetProviderSchema({}, { deadline: Date.now() + 3000 }, (err, res) => (err ? reject(err) : resolve(res)))),
+    ).rejects.toThrow();
+    anonymous.close();
+
+    const started = Date.now();
+    const controller = new proto.plugin.GRPCController(`unix://${address}`, creds, options);
+    await new Promise<void>((resolve) => controller.Shutdown({}, () => resolve()));
+    const code = await p.exited;
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(p.stdout()).toBe(`${p.line}\n`);
+    provider.close();
+    controller.close();
+  });
+});

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CatalogForm } from '../../../src/plugin/catalog/catalog-file.js';
+import { FormResourceType } from '../../../src/plugin/resource/form-resource-type.js';
+import { fromSpec, toSpec } from '../../../src/plugin/schema/form-mapping.js';
+import { topLevelAttributeName } from '../../../src/plugin/schema/names.js';
+import { toProtoSchema } from '../../../src/plugin/schema/tf-schema.js';
+import { TfNumber } from '../../../src/plugin/values/tf-number.js';
+import { typeToJson } from '../../../src/plugin/values/tf-type.js';
+import { GENERIC_FORMS } from '../../support/paths.js';
+
+function formFromPackage(dir: string, typeName: string): CatalogForm {
+  const def = JSON.parse(readFileSync(path.join(GENERIC_FORMS, dir, 'definition.json'), 'utf8'));
+  const index = JSON.parse(readFileSync(path.join(GENERIC_FORMS, dir, 'package-index.json'), 'utf8'));
+  return {
+    typeName,
+    formRef: index.formRef,
+    title: def.title,
+    operations: def.lifecycleCapabilities,
+    immutableFields: def.immutableFields ?? [],
+    desiredSchema: def.desiredSchema,
+  };
+}
+
+const attr = (rt: FormResourceType, name: string) => rt.schema.block.attributes.find((a) => a.name === name);
+
+describe('RangeSequence mapping', () => {
+  const rt = new FormResourceType(formFromPackage('range-sequence', 'takoform_range_sequence'));
+  it('maps required integers to required numbers and the defaulted enum to optional+computed', () => {
+    expect(attr(rt, 'lower')).toMatchObject({ required: true, type: { kind: 'number' } });
+    expect(attr(rt, 'upper')).toMatchObject({ required: true, type: { kind: 'number' } });
+    expect(attr(rt, 'mode')).toMatchObject({ optional: true, computed: true, type: { kind: 'string' } });
+  });
+  it('has the envelope attributes', () => {
+    expect(attr(rt, 'name')).toMatchObject({ required: true });
+    expect(attr(rt, 'space')).toMatchObject({ optional: true, computed: true });
+    for (const a of ['id', 'uid', 'generation', 'revision', 'form_ref', 'conditions', 'ready', 'outputs_json']) expect(attr(rt, a)?.computed).toBe(true);
+  });
+  it('round-trips a spec and refuses non-integers for integer properties', () => {
+    const values = fromSpec(rt.fields, { lower: 3, upper: 6, mode: 'safe' });
+    expect(toSpec(rt.fields, values)).toEqual({ lower: 3, upper: 6, mode: 'safe' });
+    expect(() => toSpec(rt.fields, { ...values, upper: TfNumber.of(1.5) })).toThrow(/not an integer/);
+    expect(() => toSpec(rt.fields, { ...values, upper: TfNumber.fromDecimal('12345678901234567891') })).toThrow(/exactly/);
+  });
+  it('produces a protocol schema core accepts (names, one of type/nested_type)', () => {
+    const proto = toProtoSchema(rt.schema);
+    for (const a of proto.block!.attributes!) {
+      expect(a.name).toMatch(/^[a-z0-9_]+$/);
+      expect(!!a.type !== !!a.nested_type).toBe(true);
+      expect(a.required && a.optional).toBe(false);
+    }
+  });
+});
+
+describe('RangeCounter mapping', () => {
+  const rt = new FormResourceType(formFromPackage('range-counter', 'takoform_range_counter'));
+  it('maps the standard-service slot list to a nested list with snake_case names', () => {
+    const slots = attr(rt, 'external_services')!;
+    expect(slots).toMatchObject({ optional: true, computed: true, nested: { nesting: 'LIST' } });
+    const inner = slots.nested!.attributes;
+    expect(inner.find((a) => a.name === 'name')).toMatchObject({ required: true });
+    expect(inner.find((a) => a.name === 'required')).toMatchObject({ optional: true, computed: true });
+    const service = inner.find((a) => a.name === 'service')!;
+    expect(service.nested!.attributes.map((a) => a.name)).toEqual(['api_version', 'protocol']);
+    expect(service.nested!.attributes.find((a) => a.name === 'api_version')).toMatchObject({ optional: true, computed: true });
+  });
+  it('marks the immutable field for replacement', () => {
+    expect([...rt.replaceAttributes]).toEqual(['external_services']);
+  });
+  it('fills const values the user leaves out', () => {
+    const values = fromSpec(rt.fields, { lower: 1, upper: 2, externalServices: [{ name: 'OBJECTS', service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }] });
+    const slot = (values.external_services as any[])[0];
+    const withoutConst = { ...values, external_services: [{ ...slot, service: { ...slot.service, api_version: null } }] };
+    expect(toSpec(rt.fields, withoutConst).externalServices).toEqual([{ name: 'OBJECTS', service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }]);
+  });
+  it('has a stable implied type', () => {
+    expect(JSON.stringify(typeToJson(rt.valueType))).toContain(
+      '"external_services":["list",["object",{"name":"string","required":"bool","service":["object",{"api_version":"string","protocol":"string"}]}]]',
+    );
+  });
+});
+
+describe('attribute naming rule', () => {
+  it('prefixes names that collide with envelope or reserved names', () => {
+    expect(topLevelAttributeName('name')).toBe('spec_name');
+    expect(topLevelAttributeName('count')).toBe('spec_count');
+    expect(topLevelAttributeName('externalServices')).toBe('external_services');
+    expect(topLevelAttributeName('URLPath')).toBe('url_path');
+  });
+});

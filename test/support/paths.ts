@@ -1,0 +1,16 @@
+// Where tests find the built executables, the tools and the shared reference data.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(process.cwd());
+export const SHARED_DATA = path.resolve(REPO_ROOT, '..', 'shared', 'data');
+export const GENERIC_FORMS = path.join(SHARED_DATA, 'takoform/conformance/takoform-v1/generic-host/external-family');
+export const PROVIDER_BUNDLE = path.join(REPO_ROOT, 'dist/provider/provider.cjs');
+export const HOST_BUNDLE = path.join(REPO_ROOT, 'dist/host/takoform-host.cjs');
+export const TOFU = path.join(REPO_ROOT, '.tools/bin/tofu');
+
+/** A missing tool is a failure, not a skip: say how to get it. */
+export function requireFile(file: string, howToGetIt: string): string {
+  if (!existsSync(file)) throw new Error(`${file} is missing; ${howToGetIt}`);
+  return file;
+}

@@ -1,0 +1,62 @@
+// Runs the real `tofu` binary against the provider installed in a private filesystem
+// mirror, with a CLI config of its own (never the user's), and no network access needed.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PROVIDER_BUNDLE, requireFile, TOFU } from './paths.js';
+
+export interface TofuRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface TofuWorkspace {
+  readonly dir: string;
+  readonly env: NodeJS.ProcessEnv;
+  run(args: string[], extraEnv?: NodeJS.ProcessEnv): TofuRun;
+  /** Runs and throws with the output when the exit code is not the expected one. */
+  ok(args: string[], expectedCode?: number): TofuRun;
+}
+
+export function createWorkspace(example: string, host: { url: string; token: string }, space = 'demo'): TofuWorkspace {
+  requireFile(TOFU, 'run `bash scripts/install-tofu` first');
+  requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
+  const base = mkdtempSync(path.join(tmpdir(), 'takoform-e2e-'));
+  const mirror = path.join(base, 'mirror');
+  execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', mirror], { stdio: 'pipe' });
+  const dir = path.join(base, 'work');
+  cpSync(example, dir, { recursive: true });
+  const cliConfig = path.join(base, 'tofurc');
+  writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["registry.takoform.dev/*/*"]\n  }\n  direct {\n    exclude = ["registry.takoform.dev/*/*"]\n  }\n}\n`,
+  );
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: base,
+    TF_CLI_CONFIG_FILE: cliConfig,
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+    TAKOFORM_ENDPOINT: host.url,
+    TAKOFORM_TOKEN: host.token,
+    TAKOFORM_SPACE: space,
+  };
+  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): TofuRun => {
+    const r = spawnSync(TOFU, [...args], { cwd: dir, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 120_000 });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+  return {
+    dir,
+    env,
+    run,
+    ok(args, expectedCode = 0) {
+      const r = run(args);
+      if (r.code !== expectedCode) {
+        throw new Error(`tofu ${args.join(' ')} exited ${r.code} (expected ${expectedCode})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+      }
+      return r;
+    },
+  };
+}
