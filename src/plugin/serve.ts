@@ -2,7 +2,8 @@
 // per-process certificate, the host's certificate required), a unix socket, exactly one
 // handshake line on stdout, and a prompt exit on Shutdown.
 import * as grpc from '@grpc/grpc-js';
-import { loadCatalog } from './catalog/catalog-file.js';
+import { CATALOG_FORMAT_VERSION, loadCatalog, type LoadedCatalog } from './catalog/catalog-file.js';
+import { errorDiag } from './diag/diagnostics.js';
 import { createProviderHandlers } from './grpc/provider-service.js';
 import { createPluginServer } from './grpc/plugin-server.js';
 import { createServerCertificate } from './handshake/certificate.js';
@@ -12,7 +13,21 @@ import type { Logger } from './logging.js';
 import { TakoformProvider } from './provider/provider.js';
 
 export async function servePlugin(logger: Logger, writeHandshake: (line: string) => void): Promise<void> {
-  const provider = new TakoformProvider(loadCatalog(), logger);
+  // A broken catalog must not stop the process before the handshake: core would only say
+  // "Failed to read any lines from plugin's stdout" and hide our stderr. Serve, and report
+  // the problem as a diagnostic on the first schema request instead.
+  let catalog: LoadedCatalog;
+  let catalogProblem: string | undefined;
+  try {
+    catalog = loadCatalog();
+  } catch (e) {
+    catalogProblem = e instanceof Error ? e.message : String(e);
+    catalog = { catalog: { formatVersion: CATALOG_FORMAT_VERSION, forms: [] }, source: 'none (the catalog could not be read)' };
+  }
+  const provider = new TakoformProvider(catalog, logger);
+  if (catalogProblem) {
+    provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nRegenerate it with \`terraform-provider-takoform catalog lock\` or fix the file.`));
+  }
   const socket = planListenSocket();
   let server: grpc.Server | undefined;
   let exiting = false;

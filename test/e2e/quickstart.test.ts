@@ -1,7 +1,7 @@
 // The foundation's end-to-end path, through real OpenTofu, the real plugin process (AutoMTLS,
 // unix socket, handshake) and the real reference Host over HTTP: init, apply, a clean
 // re-plan, an in-place update, and destroy, checking the Host's stored resource each time.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
@@ -75,13 +75,57 @@ describe('quickstart through real tofu', () => {
     ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7'], 0);
   });
 
-  it('a Host-side refusal is a diagnostic that names the resource and the Host code', () => {
+  it('import by SPACE/NAME adopts the Host resource and the next plan is clean', async () => {
+    const onHost = await readOnHost(host, 'quickstart-range');
+    ws.ok(['state', 'rm', 'takoform_range_sequence.example']);
+    const r = ws.ok(['import', '-input=false', '-no-color', '-var', 'upper=7', 'takoform_range_sequence.example', 'demo/quickstart-range']);
+    expect(r.stdout).toMatch(/Import successful/);
+    const state = JSON.parse(readFileSync(path.join(ws.dir, 'terraform.tfstate'), 'utf8'));
+    expect(state.resources[0].instances[0].attributes.uid).toBe(onHost.body.metadata.uid);
+    ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7'], 0);
+  });
+
+  it('a value the provider cannot send exactly is refused at plan with the attribute path', () => {
     writeFileSync(path.join(ws.dir, 'bad.auto.tfvars'), 'upper = 1.5\n');
     const r = ws.run(['plan', '-input=false', '-no-color']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/takoform_range_sequence/);
-    expect(r.stderr).toMatch(/invalid_argument|not an integer/);
+    expect(r.stderr).toMatch(/Invalid value/);
+    expect(r.stderr).toMatch(/with takoform_range_sequence\.example/);
+    expect(r.stderr).toMatch(/1\.5 is not an integer/);
     writeFileSync(path.join(ws.dir, 'bad.auto.tfvars'), 'upper = 7\n');
+  });
+
+  it('a Host refusal at plan names the resource, the Form, the Host code and the field', async () => {
+    writeFileSync(
+      path.join(ws.dir, 'counter.tf'),
+      'resource "takoform_range_counter" "bad" {\n  name  = "bad-counter"\n  lower = 5\n  upper = 2\n}\n',
+    );
+    let r;
+    try {
+      r = ws.run(['plan', '-input=false', '-no-color']);
+    } finally {
+      rmSync(path.join(ws.dir, 'counter.tf'));
+    }
+    const text = r.stderr.replace(/\s+/g, ' '); // tofu wraps diagnostics at 78 columns
+    expect(r.code).toBe(1);
+    expect(text).toMatch(/Host refused: invalid_argument/);
+    expect(text).toMatch(/takoform_range_counter "bad-counter" in space "demo"/);
+    expect(text).toMatch(/RangeCounter@0\.1\.0/);
+    expect(text).toMatch(/request req_/);
+    // The Host's pointer /spec/upper becomes the attribute path, so core points at the line.
+    expect(text).toMatch(/on counter\.tf line 4, in resource "takoform_range_counter" "bad": 4: upper = 2/);
+    expect(text).not.toContain(host.token);
+    const probe = await fetch(`${host.url}/apis/forms.takoform.com/v1/resources/resources.publisher.example/RangeCounter/bad-counter?space=demo&definitionVersion=0.1.0&schemaDigest=sha256%3A0c1f2f3fc0bc03d5a528aa286e50df3fa1a2b735da9690e6fe20c999115c9c36`, {
+      headers: { authorization: `Bearer ${host.token}` },
+    });
+    expect(probe.status).toBe(404);
+  });
+
+  it('TF_LOG=trace output carries provider logs but never the token', () => {
+    const r = ws.run(['plan', '-input=false', '-no-color'], { TF_LOG: 'trace' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/provider\.terraform-provider-takoform.*(catalog loaded|provider configured)/);
+    expect(r.stdout + r.stderr).not.toContain(host.token);
   });
 
   it('destroy removes it from the Host', async () => {

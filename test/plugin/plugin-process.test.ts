@@ -65,6 +65,35 @@ describe('the plugin process', () => {
     expect(r.stderr).toMatch(/protocol 6/);
   });
 
+  it('reports a broken catalog as a schema diagnostic instead of dying before the handshake', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'plugin-proc-'));
+    writeFileSync(path.join(cwd, '.takoform.lock.json'), '{"formatVersion": 1, "forms": [}');
+    const p = await startPlugin({ ...COOKIE }, cwd);
+    children.push(p.child);
+    const [, , , address] = p.line.split('|');
+    const proto = loadProtocol();
+    const provider = new proto.tfplugin6.Provider(`unix://${address}`, grpc.credentials.createInsecure());
+    const schema = await new Promise<any>((resolve, reject) => provider.GetProviderSchema({}, (err, res) => (err ? reject(err) : resolve(res))));
+    expect(schema.diagnostics[0].severity).toBe('ERROR');
+    expect(schema.diagnostics[0].summary).toBe('Cannot read the Form catalog');
+    expect(schema.diagnostics[0].detail).toContain('.takoform.lock.json');
+    provider.close();
+  });
+
+  it('reports an uncaught exception as a "panic:" so core shows it (G13)', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'plugin-proc-'));
+    // Preload a module that throws from a timer once the plugin is serving.
+    const thrower = path.join(cwd, 'throw-later.cjs');
+    writeFileSync(thrower, "setTimeout(() => { throw new Error('boom from a timer'); }, 300);\n");
+    const child = spawn(process.execPath, ['--require', thrower, PROVIDER_BUNDLE], { cwd, env: { PATH: process.env.PATH, ...COOKIE }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^panic: Error: boom from a timer/m);
+  });
+
   it('serves tfplugin6 over mTLS, ignores SIGINT, and exits promptly on Shutdown', async () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'plugin-proc-'));
     writeFileSync(path.join(cwd, '.takoform.lock.json'), JSON.stringify({ formatVersion: 1, forms: [] }));

@@ -74,7 +74,9 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
 
 /** Maps a JSON Pointer into the spec to the Terraform attribute path, as far as it maps. */
 export function pointerToPath(pointer: string, fields: readonly FieldMapping[]): AttributePath | undefined {
-  const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  // Hosts point into the request document (/spec/upper); the attributes map the spec.
+  const specPointer = pointer.startsWith('/spec/') ? pointer.slice('/spec'.length) : pointer;
+  const tokens = specPointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
   const path: PathStep[] = [];
   let objectFields: readonly FieldMapping[] | undefined = fields;
   let mapping: ValueMapping | undefined;
