@@ -136,3 +136,54 @@ export function readResource(r: Reader, value: unknown, expect: { formRef: FormR
   if (resource.metadata.name !== expect.name || resource.metadata.space !== expect.space) r.fail(`${where} names another resource (${resource.metadata.space}/${resource.metadata.name})`);
   return resource;
 }
+
+export const OPERATION_ID_PATTERN = /^op_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
+
+export interface OperationDocument {
+  readonly id: string;
+  readonly done: boolean;
+  readonly target?: { readonly uid?: string; readonly manifestDigest?: string };
+  readonly result?: Record<string, unknown>;
+  readonly error?: { readonly code: string; readonly message: string; readonly requestId: string; readonly hostCode?: string };
+}
+
+/** Reads an Operation document (bare, or the inner object of an operationEnvelope). */
+export function readOperation(r: Reader, value: unknown, where = 'operation'): OperationDocument {
+  const o = r.object(value, where, ['apiVersion', 'kind', 'id', 'done'], ['target', 'metadata', 'result', 'error']);
+  if (o.apiVersion !== 'operations.takoform.com/v1alpha1' || o.kind !== 'Operation') r.fail(`${where} must be an operations.takoform.com/v1alpha1 Operation`);
+  const id = r.string(o.id, `${where}.id`, OPERATION_ID_PATTERN);
+  const done = r.boolean(o.done, `${where}.done`);
+  if (!done && (o.result !== undefined || o.error !== undefined)) r.fail(`${where} is pending but carries a result or error`);
+  if (done && (o.result === undefined) === (o.error === undefined)) r.fail(`${where} is done and must carry exactly one of result and error`);
+  let target: OperationDocument['target'];
+  if (o.target !== undefined) {
+    const t = r.object(o.target, `${where}.target`, [], ['uid', 'manifestDigest']);
+    target = {
+      ...(t.uid !== undefined ? { uid: r.string(t.uid, `${where}.target.uid`, UID_PATTERN) } : {}),
+      ...(t.manifestDigest !== undefined ? { manifestDigest: r.string(t.manifestDigest, `${where}.target.manifestDigest`, DIGEST_PATTERN) } : {}),
+    };
+  }
+  if (o.metadata !== undefined) {
+    const m = r.object(o.metadata, `${where}.metadata`, [], ['phase', 'progress']);
+    if (m.phase !== undefined) r.string(m.phase, `${where}.metadata.phase`, /^[A-Z][A-Za-z0-9]{0,63}$/);
+    if (m.progress !== undefined && !(Number.isInteger(m.progress) && (m.progress as number) >= 0 && (m.progress as number) <= 100)) r.fail(`${where}.metadata.progress must be 0..100`);
+  }
+  let error: OperationDocument['error'];
+  if (o.error !== undefined) {
+    const e = r.object(o.error, `${where}.error`, ['code', 'message', 'requestId', 'retryable'], ['hostCode']);
+    if (e.retryable !== false) r.fail(`${where}.error.retryable must be false in a terminal Operation`);
+    error = {
+      code: r.string(e.code, `${where}.error.code`),
+      message: r.string(e.message, `${where}.error.message`),
+      requestId: r.string(e.requestId, `${where}.error.requestId`),
+      ...(e.hostCode !== undefined ? { hostCode: r.string(e.hostCode, `${where}.error.hostCode`) } : {}),
+    };
+  }
+  return {
+    id,
+    done,
+    ...(target ? { target } : {}),
+    ...(o.result !== undefined ? { result: r.object(o.result, `${where}.result`, [], Object.keys(o.result as object)) } : {}),
+    ...(error ? { error } : {}),
+  };
+}

@@ -84,3 +84,20 @@ export class TransportError extends HostClientError {
 export class ConfigurationError extends HostClientError {
   override readonly name = 'ConfigurationError';
 }
+
+/**
+ * The Host accepted a mutation (202 + Operation) but the client could not learn how it
+ * ended (polling failed or the deadline passed). The caller must persist `operationId`
+ * (and `uid` when known) and resume later; repeating the request blindly could act twice.
+ */
+export class AcceptedOutcomeUnknownError extends HostClientError {
+  override readonly name = 'AcceptedOutcomeUnknownError';
+  constructor(
+    readonly route: string,
+    readonly operationId: string,
+    readonly uid: string | undefined,
+    readonly causeMessage: string,
+  ) {
+    super(`${route}: the Host accepted the request as operation ${operationId}${uid ? ` (uid ${uid})` : ''}, but its outcome is unknown: ${causeMessage}`);
+  }
+}

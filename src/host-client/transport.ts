@@ -16,6 +16,10 @@ export interface TransportOptions {
   readonly bodyTimeoutMs: number;
   readonly maxResponseBytes: number;
   readonly maxAttempts: number;
+  /** Client-side rate limit (requests per second); undefined = none. */
+  readonly requestsPerSecond?: number;
+  /** Extra trusted CA certificates (PEM) for https Hosts. */
+  readonly ca?: string;
   /** Observes each exchange (for logs); never receives the token. */
   readonly onExchange?: (event: ExchangeEvent) => void;
 }
@@ -37,6 +41,8 @@ export interface HttpRequest {
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** Raw bytes (artifact blobs), sent as application/octet-stream. */
+  readonly rawBody?: Uint8Array;
   /** True for reads and for requests that carry an Idempotency-Key. */
   readonly safeToRetry: boolean;
 }
@@ -50,13 +56,17 @@ export interface HttpResponse {
 
 export class Transport {
   private readonly agent: Agent;
+  private readonly limiter: RateLimiter | undefined;
   constructor(private readonly options: TransportOptions) {
     this.agent = new Agent({
       connections: options.connections,
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
+      // TLS is always verified; a custom CA adds trust, it never turns verification off.
+      ...(options.ca ? { connect: { ca: options.ca } } : {}),
     });
+    this.limiter = options.requestsPerSecond ? new RateLimiter(options.requestsPerSecond) : undefined;
   }
 
   async close(): Promise<void> {
@@ -78,6 +88,7 @@ export class Transport {
   }
 
   private async sendOnce(req: HttpRequest, attempt: number): Promise<HttpResponse> {
+    await this.limiter?.take();
     const started = performance.now();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -86,13 +97,14 @@ export class Transport {
       ...req.headers,
     };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
+    if (req.rawBody !== undefined) headers['content-type'] = 'application/octet-stream';
     let res: Dispatcher.ResponseData;
     try {
       res = await request(new URL(req.path, this.options.origin), {
         dispatcher: this.agent,
         method: req.method,
         headers,
-        body: req.body,
+        body: req.rawBody ?? req.body,
       });
     } catch (e) {
       throw new TransportError(req.route, describeCause(e));
@@ -195,4 +207,30 @@ function describeCause(e: unknown): string {
     return typeof code === 'string' ? `${code}: ${e.message}` : e.message;
   }
   return String(e);
+}
+
+/** A token bucket: at most `perSecond` requests per second, bursts of the same size. */
+export class RateLimiter {
+  private tokens: number;
+  private last = performance.now();
+  private queue: Promise<void> = Promise.resolve();
+  constructor(private readonly perSecond: number) {
+    this.tokens = perSecond;
+  }
+
+  take(): Promise<void> {
+    // Chain the waits so concurrent callers are served in order.
+    this.queue = this.queue.then(async () => {
+      const now = performance.now();
+      this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.last) / 1000) * this.perSecond);
+      this.last = now;
+      if (this.tokens < 1) {
+        await sleep(((1 - this.tokens) / this.perSecond) * 1000);
+        this.tokens = 1;
+        this.last = performance.now();
+      }
+      this.tokens -= 1;
+    });
+    return this.queue;
+  }
 }

@@ -19,9 +19,10 @@ running it directly does nothing useful. Commands for people:
 
   install [--mirror DIR]        put the provider into a plugin mirror (default ~/.terraform.d/plugins)
                                 so that "tofu init" finds source = "${PROVIDER_SOURCE}"
-  catalog lock [--endpoint URL] [--space SPACE] [--out FILE]
+  catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...]
                                 write the Form catalog (.takoform.lock.json) from a Host;
-                                the token is read from TAKOFORM_TOKEN
+                                --package adds role, immutable fields and output schema
+                                from verified Form Packages; the token is read from TAKOFORM_TOKEN
   version                       print the version
 `;
 
@@ -79,7 +80,8 @@ async function catalogLock(args: readonly string[], out: (s: string) => void): P
     return 1;
   }
   try {
-    const catalog = await lockCatalog({ endpoint, token, space, previousFile: file });
+    const packageDirs = flags(args, '--package');
+    const catalog = await lockCatalog({ endpoint, token, space, previousFile: file, packageDirs, warn: (m) => process.stderr.write(`warning: ${m}\n`) });
     writeFileSync(file, formatCatalog(catalog));
     out(`wrote ${file}: ${catalog.forms.map((f) => f.typeName).join(', ') || 'no Forms'}\n`);
     return 0;
@@ -87,6 +89,15 @@ async function catalogLock(args: readonly string[], out: (s: string) => void): P
     process.stderr.write(`catalog lock failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
+}
+
+function flags(args: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  args.forEach((a, i) => {
+    if (a === name && args[i + 1] !== undefined) out.push(args[i + 1]!);
+    else if (a.startsWith(`${name}=`)) out.push(a.slice(name.length + 1));
+  });
+  return out;
 }
 
 function flag(args: readonly string[], name: string): string | undefined {

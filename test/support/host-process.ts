@@ -17,12 +17,13 @@ export interface HostProcess {
 
 export const TEST_TOKEN = 'e2e-token-tenant-a-0123456789';
 
-export async function startHostProcess(packageDirs: string[], dir = mkdtempSync(path.join(tmpdir(), 'takoform-host-'))): Promise<HostProcess> {
+export async function startHostProcess(packageDirs: string[], dir = mkdtempSync(path.join(tmpdir(), 'takoform-host-')), extraArgs: string[] = []): Promise<HostProcess> {
   requireFile(HOST_BUNDLE, 'run `npm run build` first');
   const tokens = path.join(dir, 'tokens.json');
   writeFileSync(tokens, JSON.stringify({ tokens: [{ token: TEST_TOKEN, tenant: 'tenant-a', principal: 'e2e' }] }));
   const args = [HOST_BUNDLE, 'serve', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'host.db'), '--tokens', tokens];
   for (const p of packageDirs) args.push('--packages', p);
+  args.push(...extraArgs);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -1,7 +1,7 @@
 // Runs the real `tofu` binary against the provider installed in a private filesystem
 // mirror, with a CLI config of its own (never the user's), and no network access needed.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROVIDER_BUNDLE, requireFile, TOFU } from './paths.js';
@@ -16,18 +16,25 @@ export interface TofuWorkspace {
   readonly dir: string;
   readonly env: NodeJS.ProcessEnv;
   run(args: string[], extraEnv?: NodeJS.ProcessEnv): TofuRun;
+  /** Runs the provider executable itself (e.g. `catalog lock`) in the workspace. */
+  provider(args: string[]): TofuRun;
   /** Runs and throws with the output when the exit code is not the expected one. */
   ok(args: string[], expectedCode?: number): TofuRun;
 }
 
-export function createWorkspace(example: string, host: { url: string; token: string }, space = 'demo'): TofuWorkspace {
+/** `example` is a folder to copy, or a map of file name → content to write. */
+export function createWorkspace(example: string | Record<string, string>, host: { url: string; token: string }, space = 'demo'): TofuWorkspace {
   requireFile(TOFU, 'run `bash scripts/install-tofu` first');
   requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
   const base = mkdtempSync(path.join(tmpdir(), 'takoform-e2e-'));
   const mirror = path.join(base, 'mirror');
   execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', mirror], { stdio: 'pipe' });
   const dir = path.join(base, 'work');
-  cpSync(example, dir, { recursive: true });
+  if (typeof example === 'string') cpSync(example, dir, { recursive: true });
+  else {
+    mkdirSync(dir, { recursive: true });
+    for (const [name, content] of Object.entries(example)) writeFileSync(path.join(dir, name), content);
+  }
   const cliConfig = path.join(base, 'tofurc');
   writeFileSync(
     cliConfig,
@@ -51,6 +58,10 @@ export function createWorkspace(example: string, host: { url: string; token: str
     dir,
     env,
     run,
+    provider(args) {
+      const r = spawnSync(process.execPath, [PROVIDER_BUNDLE, ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+      return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+    },
     ok(args, expectedCode = 0) {
       const r = run(args);
       if (r.code !== expectedCode) {

@@ -23,6 +23,12 @@ export interface CatalogForm {
   readonly operations: readonly string[];
   /** JSON Pointers of desired fields that cannot change in place (from the Form package). */
   readonly immutableFields: readonly string[];
+  /** Form role (identity, revision, deployment, attachment, policy), from the Form package. */
+  readonly role?: string;
+  /** Schema of `status.outputs`, from the Form package; gives typed `outputs`. */
+  readonly outputSchema?: JsonObject;
+  /** Where role/immutableFields/outputSchema came from: a verified package, or nowhere. */
+  readonly packageVerified?: boolean;
   readonly desiredSchema: JsonObject;
 }
 
@@ -89,6 +95,9 @@ export function parseCatalog(bytes: Uint8Array | string, where: string): Catalog
       ...(typeof e.description === 'string' ? { description: e.description } : {}),
       operations: Array.isArray(e.operations) ? (e.operations as string[]) : [],
       immutableFields: Array.isArray(e.immutableFields) ? (e.immutableFields as string[]) : [],
+      ...(typeof e.role === 'string' ? { role: e.role } : {}),
+      ...(typeof e.outputSchema === 'object' && e.outputSchema !== null ? { outputSchema: e.outputSchema as JsonObject } : {}),
+      ...(e.packageVerified === true ? { packageVerified: true } : {}),
       desiredSchema: e.desiredSchema as JsonObject,
     };
   });

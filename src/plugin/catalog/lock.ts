@@ -5,7 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { HostClient } from '../../host-client/index.js';
 import { formatFormRef, sameFormRef } from '../../host-client/wire-types.js';
+import { canonicalJson } from '../../common/digest.js';
 import { defaultTypeName, snakeCase } from '../schema/names.js';
+import { readFormPackage } from './form-package.js';
 import { CATALOG_FORMAT_VERSION, CatalogError, parseCatalog, type Catalog, type CatalogForm } from './catalog-file.js';
 
 export interface LockOptions {
@@ -14,16 +16,25 @@ export interface LockOptions {
   readonly space: string;
   /** Existing lock file, whose names are kept. */
   readonly previousFile?: string;
+  /** Form Package folders whose verified Definitions enrich the matching entries. */
+  readonly packageDirs?: readonly string[];
+  /** Told about packages that match no Form on the Host. */
+  readonly warn?: (message: string) => void;
 }
 
 export async function lockCatalog(options: LockOptions): Promise<Catalog> {
   const client = new HostClient({ endpoint: options.endpoint, token: options.token, userAgent: 'terraform-provider-takoform/catalog-lock' });
   try {
     const previous = options.previousFile && existsSync(options.previousFile) ? parseCatalog(readFileSync(options.previousFile), options.previousFile) : undefined;
-    const available = (await client.listForms({ space: options.space })).filter((f) => f.definitionKnown && f.availableToPrincipal);
+    const packages = (options.packageDirs ?? []).map(readFormPackage);
+    const available = (await client.forms.list({ space: options.space })).filter((f) => f.definitionKnown && f.availableToPrincipal);
     const forms: CatalogForm[] = [];
     for (const entry of available) {
-      const def = await client.getFormDefinition(entry.identity.formRef, options.space);
+      const def = await client.forms.definition(entry.identity.formRef, options.space);
+      const pkg = packages.find((p) => sameFormRef(p.formRef, entry.identity.formRef));
+      if (pkg && canonicalJson(pkg.desiredSchema) !== canonicalJson(def.desiredSchema)) {
+        throw new CatalogError(`the Host serves a different desiredSchema for ${formatFormRef(pkg.formRef)} than its verified package`);
+      }
       forms.push({
         typeName: '',
         formRef: entry.identity.formRef,
@@ -31,9 +42,15 @@ export async function lockCatalog(options: LockOptions): Promise<Catalog> {
         title: def.displayName,
         ...(def.description ? { description: def.description } : {}),
         operations: [...entry.operations].sort(),
-        immutableFields: [],
+        immutableFields: pkg ? [...pkg.immutableFields] : [],
+        ...(pkg?.role ? { role: pkg.role } : {}),
+        ...(pkg?.outputSchema ? { outputSchema: pkg.outputSchema } : {}),
+        ...(pkg ? { packageVerified: true } : {}),
         desiredSchema: def.desiredSchema,
       });
+    }
+    for (const p of packages) {
+      if (!forms.some((f) => sameFormRef(f.formRef, p.formRef))) options.warn?.(`package ${formatFormRef(p.formRef)} matches no Form this Host offers in space ${options.space}`);
     }
     return { formatVersion: CATALOG_FORMAT_VERSION, forms: assignTypeNames(forms, previous?.forms ?? []) };
   } finally {

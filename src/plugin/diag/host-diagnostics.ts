@@ -1,7 +1,7 @@
 // The one renderer that turns Host client failures into diagnostics: summary, the resource,
 // the exact Form, the attribute path (from the Host's JSON Pointer), the Host code and
 // request id, whether retrying can help, and one sentence saying what to do. Never the token.
-import { HostApiError, ProtocolViolationError, TransportError, ConfigurationError, formatFormRef, type FormRef, type HostErrorCode } from '../../host-client/index.js';
+import { AcceptedOutcomeUnknownError, HostApiError, ProtocolViolationError, TransportError, ConfigurationError, formatFormRef, type FormRef, type HostErrorCode } from '../../host-client/index.js';
 import type { FieldMapping, ValueMapping } from '../schema/form-mapping.js';
 import { errorDiag, type AttributePath, type Diagnostic, type PathStep } from './diagnostics.js';
 
@@ -57,6 +57,12 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
     return errorDiag(
       'Host protocol violation',
       `While trying to ${action} ${where}, the Host answered outside Host API v1 (${error.route}): ${error.detail}\n\n${form}${incarnation}\n\nThe answer was not used. Report this to the Host operator; nothing was written to state from it.`,
+    );
+  }
+  if (error instanceof AcceptedOutcomeUnknownError) {
+    return errorDiag(
+      'Host accepted the change; outcome unknown',
+      `The Host accepted the request to ${action} ${where} as operation ${error.operationId}${error.uid ? ` (uid ${error.uid})` : ''}, but its outcome could not be learned: ${error.causeMessage}\n\n${form}${incarnation}\n\nRun plan again: the next run reads the resource and resumes; the change is not repeated blindly.`,
     );
   }
   if (error instanceof TransportError) {

@@ -15,6 +15,9 @@ import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
 import { ValueCodecError } from '../values/msgpack.js';
 import type { FormResourceType } from '../resource/form-resource-type.js';
 import { decodeObject, encodeDynamic } from './dynamic-value.js';
+import { IDENTITY_ATTRIBUTES, IDENTITY_TYPE, IDENTITY_VERSION, identityOf } from '../resource/identity.js';
+import { objectValue, type TfObject } from '../values/tf-value.js';
+import type { DynamicValue__Output } from '../generated/types/tfplugin6/DynamicValue.js';
 
 type AnyResponse = { diagnostics?: ProtoDiagnostic[] };
 
@@ -55,6 +58,22 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
 
   const diags = (d: Diagnostic[]) => toProtoDiagnostics(d);
 
+  const identityData = (rt: FormResourceType, state: TfObject) => ({ identity_data: encodeDynamic(identityOf(rt, state), IDENTITY_TYPE) });
+
+  /** An import names its target by ID string ("SPACE/NAME" or "NAME") or by identity. */
+  function importTarget(rt: FormResourceType, id: string, identity: DynamicValue__Output | null | undefined): { id: string } | { error: Diagnostic } {
+    if (!identity || (!identity.msgpack?.length && !identity.json?.length)) return { id };
+    const value = decodeObject(identity, IDENTITY_TYPE);
+    const text = (k: string) => (value && typeof value[k] === 'string' ? (value[k] as string) : undefined);
+    const ref = rt.form.formRef;
+    if ((text('api_version') && text('api_version') !== ref.apiVersion) || (text('kind') && text('kind') !== ref.kind)) {
+      return { error: errorDiag('Identity names another Form', `${rt.typeName} manages ${ref.apiVersion}/${ref.kind}; the identity names ${text('api_version')}/${text('kind')}.`) };
+    }
+    const name = text('name');
+    if (!name) return { error: errorDiag('Identity lacks a name', `Importing ${rt.typeName} by identity needs \`name\`.`) };
+    return { id: text('space') ? `${text('space')}/${name}` : name };
+  }
+
   return {
     GetMetadata: unary('GetMetadata', () => ({
       server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
@@ -71,7 +90,28 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
       diagnostics: diags(provider.loadDiagnostics),
     })),
 
-    GetResourceIdentitySchemas: unary('GetResourceIdentitySchemas', () => ({ identity_schemas: {}, diagnostics: [] })),
+    GetResourceIdentitySchemas: unary('GetResourceIdentitySchemas', () => ({
+      identity_schemas: Object.fromEntries(
+        [...provider.resourceTypes.keys()].map((name) => [
+          name,
+          {
+            version: String(IDENTITY_VERSION),
+            identity_attributes: IDENTITY_ATTRIBUTES.map((a) => ({ ...a, type: Buffer.from('"string"') })),
+          },
+        ]),
+      ),
+      diagnostics: [],
+    })),
+
+    UpgradeResourceIdentity: unary('UpgradeResourceIdentity', (req) => {
+      resourceType(req.type_name);
+      if (Number(req.version) !== IDENTITY_VERSION) {
+        return { diagnostics: diags([errorDiag('Unknown identity version', `${req.type_name} identity version ${req.version} is not known to this provider.`)]) };
+      }
+      const raw = JSON.parse(Buffer.from(req.raw_identity?.json ?? Buffer.from('null')).toString('utf8')) as Record<string, unknown> | null;
+      const value = raw ? objectValue(['space', 'api_version', 'kind', 'name'].map((k) => [k, typeof raw[k] === 'string' ? (raw[k] as string) : null] as const)) : null;
+      return { upgraded_identity: { identity_data: encodeDynamic(value, IDENTITY_TYPE) }, diagnostics: [] };
+    }),
 
     ValidateProviderConfig: unary('ValidateProviderConfig', (req) => {
       decodeObject(req.config, providerType);
@@ -83,10 +123,10 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
       return { diagnostics: diags(provider.configure(config, req.terraform_version)) };
     }),
 
-    ValidateResourceConfig: unary('ValidateResourceConfig', (req) => {
+    ValidateResourceConfig: unary('ValidateResourceConfig', async (req) => {
       const rt = resourceType(req.type_name);
-      decodeObject(req.config, rt.valueType);
-      return { diagnostics: [] };
+      const config = decodeObject(req.config, rt.valueType);
+      return { diagnostics: diags(config ? await rt.validator.validate(config) : []) };
     }),
 
     UpgradeResourceState: unary('UpgradeResourceState', (req) => {
@@ -107,7 +147,12 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
       const current = decodeObject(req.current_state, rt.valueType);
       if (!current) return { new_state: encodeDynamic(null, rt.valueType), diagnostics: [] };
       const result = await readResource(rt, provider, current);
-      return { new_state: encodeDynamic(result.state, rt.valueType), private: req.private, diagnostics: diags(result.diagnostics) };
+      return {
+        new_state: encodeDynamic(result.state, rt.valueType),
+        private: req.private,
+        ...(result.state ? { new_identity: identityData(rt, result.state) } : {}),
+        diagnostics: diags(result.diagnostics),
+      };
     }),
 
     PlanResourceChange: unary('PlanResourceChange', async (req) => {
@@ -121,6 +166,7 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
         planned_state: encodeDynamic(result.planned, rt.valueType),
         requires_replace: result.requiresReplace.map((p) => ({ steps: p.map((s) => (typeof s === 'string' ? { attribute_name: s } : typeof s === 'number' ? { element_key_int: String(s) } : { element_key_string: s.key })) })),
         planned_private: encodePrivate(result.private),
+        ...(result.planned ? { planned_identity: identityData(rt, result.planned) } : {}),
         diagnostics: diags(result.diagnostics),
       };
     }),
@@ -130,14 +176,23 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
       const prior = decodeObject(req.prior_state, rt.valueType);
       const planned = decodeObject(req.planned_state, rt.valueType);
       const result = await applyResource(rt, provider, prior, planned, req.planned_private);
-      return { new_state: encodeDynamic(result.state, rt.valueType), diagnostics: diags(result.diagnostics) };
+      return {
+        new_state: encodeDynamic(result.state, rt.valueType),
+        ...(result.state ? { new_identity: identityData(rt, result.state) } : {}),
+        diagnostics: diags(result.diagnostics),
+      };
     }),
 
     ImportResourceState: unary('ImportResourceState', async (req) => {
       const rt = resourceType(req.type_name);
-      const result = await importResource(rt, provider, req.id);
+      const target = importTarget(rt, req.id, req.identity?.identity_data);
+      if ('error' in target) return { imported_resources: [], diagnostics: diags([target.error]) };
+      const result = await importResource(rt, provider, target.id);
       if (!result.state) return { imported_resources: [], diagnostics: diags(result.diagnostics) };
-      return { imported_resources: [{ type_name: req.type_name, state: encodeDynamic(result.state, rt.valueType) }], diagnostics: diags(result.diagnostics) };
+      return {
+        imported_resources: [{ type_name: req.type_name, state: encodeDynamic(result.state, rt.valueType), identity: identityData(rt, result.state) }],
+        diagnostics: diags(result.diagnostics),
+      };
     }),
 
     StopProvider: (_call, callback) => {
@@ -152,7 +207,6 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     OpenEphemeralResource: unsupported('OpenEphemeralResource', 'ephemeral resources'),
     RenewEphemeralResource: unsupported('RenewEphemeralResource', 'ephemeral resources'),
     CloseEphemeralResource: unsupported('CloseEphemeralResource', 'ephemeral resources'),
-    UpgradeResourceIdentity: unsupported('UpgradeResourceIdentity', 'resource identity yet'),
     MoveResourceState: unsupported('MoveResourceState', '`moved` blocks across resource types yet'),
     GenerateResourceConfig: unsupported('GenerateResourceConfig', 'configuration generation yet'),
     CallFunction: (call, callback) => callback(null, { error: { text: `The takoform provider has no function ${JSON.stringify(call.request.name)}.` } }),

@@ -3,9 +3,10 @@
 import { canonicalJson } from '../../common/digest.js';
 import type { JsonObject, ResourceResponse } from '../../host-client/wire-types.js';
 import type { CatalogForm } from '../catalog/catalog-file.js';
-import { fieldAttribute, fromSpec, mapDesiredSchema, type FieldMapping } from '../schema/form-mapping.js';
+import { computedAttribute, fieldAttribute, fromSpec, mapDesiredSchema, mapOutputSchema, type FieldMapping } from '../schema/form-mapping.js';
 import { topLevelAttributeName } from '../schema/names.js';
 import { impliedType, type TfAttribute, type TfSchema } from '../schema/tf-schema.js';
+import { ConfigValidator } from '../schema/config-validation.js';
 import { T, type TfType } from '../values/tf-type.js';
 import { objectValue, type TfObject, type TfValue } from '../values/tf-value.js';
 
@@ -29,10 +30,16 @@ export class FormResourceType {
   readonly valueType: TfType;
   /** Attributes whose change forces a new resource (besides name and space). */
   readonly replaceAttributes: ReadonlySet<string>;
+  /** Typed outputs, when the catalog carries the Form's outputSchema. */
+  readonly outputFields: readonly FieldMapping[] | undefined;
+  /** Offline JSON Schema checks of configurations (compiled on first use). */
+  readonly validator: ConfigValidator;
 
   constructor(readonly form: CatalogForm) {
     this.typeName = form.typeName;
     this.fields = mapDesiredSchema(form.desiredSchema);
+    this.validator = new ConfigValidator(form.typeName, form.desiredSchema, this.fields);
+    this.outputFields = form.outputSchema ? mapOutputSchema(form.outputSchema) : undefined;
     const canUpdate = form.operations.length === 0 || form.operations.includes('update');
     const immutable = new Set(
       form.immutableFields.map((pointer) => pointer.split('/')[1]).filter((p): p is string => !!p).map((p) => topLevelAttributeName(p.replace(/~1/g, '/').replace(/~0/g, '~'))),
@@ -67,6 +74,9 @@ export class FormResourceType {
           { name: 'conditions', type: T.list(CONDITION_TYPE), computed: true, description: 'Status conditions reported by the Host.' },
           { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
           computedString('outputs_json', 'Canonical JSON of the Host outputs (`status.outputs`), `{}` when the Form has none.'),
+          ...(this.outputFields
+            ? [{ name: 'outputs', computed: true, description: 'Host outputs (`status.outputs`), typed from the Form\'s outputSchema.', nested: { nesting: 'SINGLE' as const, attributes: this.outputFields.map(computedAttribute) } }]
+            : []),
           ...this.fields.map(fieldAttribute),
         ],
       },
@@ -102,6 +112,7 @@ export class FormResourceType {
       ],
       ['ready', ready?.status === 'True'],
       ['outputs_json', canonicalJson(resource.status.outputs ?? {})],
+      ...(this.outputFields ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const] : []),
       ...Object.entries(this.desiredValues(resource.spec)),
     ]);
   }

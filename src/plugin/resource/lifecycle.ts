@@ -105,12 +105,12 @@ export async function planResource(rt: FormResourceType, host: HostAccess, prior
   const ctx = context(rt, name, space, prior);
   let prepared: PrepareResult;
   try {
-    prepared = await client.prepare(resourceRequest(rt.form.formRef, space, name, spec), prior ? (prior.generation as string) : undefined);
+    prepared = await client.resources.prepare(resourceRequest(rt.form.formRef, space, name, spec), prior ? (prior.generation as string) : undefined);
   } catch (e) {
     if (!prior && e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict')) {
       // A create whose name is still held: either the old object of a replacement (deleted
       // before this create is applied) or a real conflict, which apply will report.
-      const existing = await client.read({ formRef: rt.form.formRef, space, name }).catch(() => undefined);
+      const existing = await client.resources.read({ formRef: rt.form.formRef, space, name }).catch(() => undefined);
       if (existing) {
         Object.assign(planned, rt.desiredValues(local));
         markComputedUnknown(planned, true);
@@ -149,7 +149,7 @@ export async function applyResource(
   if (planned === null) {
     // Delete, fenced by the generation we last saw; "already gone" is success.
     try {
-      await client.delete(address(rt, prior!), { expectedGeneration: prior!.generation as string, uid: prior!.uid as string });
+      await client.resources.delete(address(rt, prior!), { expectedGeneration: prior!.generation as string, uid: prior!.uid as string });
       return { state: null, diagnostics: [] };
     } catch (e) {
       return { state: prior, diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
@@ -165,7 +165,7 @@ export async function applyResource(
     // No binding from plan (unknown values then): prepare now, and insist that the Host
     // materializes exactly what the plan showed.
     try {
-      const prepared = await client.prepare(request, prior ? (prior.generation as string) : undefined);
+      const prepared = await client.resources.prepare(request, prior ? (prior.generation as string) : undefined);
       if (canonicalJson(prepared.spec) !== canonicalJson(spec)) {
         return {
           state: prior,
@@ -180,7 +180,7 @@ export async function applyResource(
 
   let resource: ResourceResponse;
   try {
-    const result = await client.apply(
+    const result = await client.resources.apply(
       request,
       review,
       prior ? { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string } : { kind: 'create' },
@@ -198,7 +198,7 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
   const ctx = context(rt, current.name as string, current.space as string, current);
   let resource: ResourceResponse | undefined;
   try {
-    resource = await client.read(address(rt, current));
+    resource = await client.resources.read(address(rt, current));
   } catch (e) {
     return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };
   }
@@ -230,7 +230,7 @@ export async function importResource(rt: FormResourceType, host: HostAccess, id:
   }
   const ctx: ResourceContext = { typeName: rt.typeName, name, space, formRef: rt.form.formRef, fields: rt.fields };
   try {
-    const resource = await client.read({ formRef: rt.form.formRef, space, name });
+    const resource = await client.resources.read({ formRef: rt.form.formRef, space, name });
     if (!resource) {
       return { state: null, diagnostics: [errorDiag('Cannot import non-existent resource', `The Host has no ${rt.form.formRef.kind} "${name}" in space "${space}" under this exact Form.`)] };
     }
@@ -258,6 +258,7 @@ function context(rt: FormResourceType, name: string, space: string, prior: TfObj
 
 function markComputedUnknown(planned: Record<string, TfValue>, newObject: boolean): void {
   for (const a of COMPUTED_ON_CHANGE) planned[a] = UNKNOWN;
+  if ('outputs' in planned) planned.outputs = UNKNOWN;
   if (newObject) {
     planned.id = UNKNOWN;
     planned.uid = UNKNOWN;

@@ -120,6 +120,24 @@ export function fieldAttribute(field: FieldMapping): TfAttribute {
   return { name: field.attribute, type: valueType(m), description, ...flags };
 }
 
+/** The same attribute, computed-only all the way down (for Host outputs). */
+export function computedAttribute(field: FieldMapping): TfAttribute {
+  const attr = fieldAttribute(field);
+  const strip = (a: TfAttribute): TfAttribute => ({
+    name: a.name,
+    ...(a.type ? { type: a.type } : {}),
+    ...(a.nested ? { nested: { nesting: a.nested.nesting, attributes: a.nested.attributes.map(strip) } } : {}),
+    ...(a.description ? { description: a.description } : {}),
+    computed: true,
+  });
+  return strip(attr);
+}
+
+/** Maps an output schema's properties with their JSON names turned into snake_case. */
+export function mapOutputSchema(schema: JsonSchema): FieldMapping[] {
+  return mapProperties(schema, snakeCase);
+}
+
 export function valueType(m: ValueMapping): TfType {
   switch (m.kind) {
     case 'string':

@@ -1,0 +1,77 @@
+// Offline validation of a resource configuration against the Form's desired JSON Schema
+// (2020-12, with ajv), so that `tofu validate` and plan report enum, pattern and bounds
+// violations with the attribute path before anything reaches the Host. Values that are not
+// known yet are left out, and checks that could only fail because of a left-out value
+// (required members and their kin) are not reported; the Host's prepare covers them later.
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
+import { pointerToPath } from '../diag/host-diagnostics.js';
+import { isWhollyKnown, type TfObject, type TfValue } from '../values/tf-value.js';
+import { SpecConversionError, toSpec, type FieldMapping } from './form-mapping.js';
+import type { JsonObject } from '../../host-client/wire-types.js';
+
+const PRESENCE_KEYWORDS = new Set(['required', 'dependentRequired', 'dependentSchemas', 'minProperties']);
+
+export class ConfigValidator {
+  private compiled: ValidateFunction | undefined;
+
+  constructor(
+    private readonly typeName: string,
+    private readonly schema: JsonObject,
+    private readonly fields: readonly FieldMapping[],
+  ) {}
+
+  async validate(config: TfObject): Promise<Diagnostic[]> {
+    const diagnostics: Diagnostic[] = [];
+    const known: Record<string, TfValue> = {};
+    let complete = true;
+    for (const f of this.fields) {
+      const v = config[f.attribute] ?? null;
+      if (isWhollyKnown(v)) known[f.attribute] = v;
+      else complete = false;
+    }
+    let doc: JsonObject;
+    try {
+      doc = toSpec(this.fields, known);
+    } catch (e) {
+      if (e instanceof SpecConversionError) return [errorDiag('Invalid value', `${this.typeName}: ${e.message}.`, e.path)];
+      throw e;
+    }
+    const validate = await this.compile();
+    if (validate(doc)) return diagnostics;
+    for (const error of validate.errors ?? []) {
+      if (PRESENCE_KEYWORDS.has(error.keyword) && (!complete || error.keyword !== 'required')) continue;
+      const path = pointerToPath(pointerOf(error), this.fields);
+      diagnostics.push(errorDiag('Value not allowed by the Form', `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`, path));
+    }
+    return diagnostics;
+  }
+
+  private async compile(): Promise<ValidateFunction> {
+    if (!this.compiled) {
+      // Loaded on first use: most provider launches never validate, and start-up matters.
+      const { Ajv2020 } = await import('ajv/dist/2020.js');
+      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+      this.compiled = ajv.compile(this.schema);
+    }
+    return this.compiled;
+  }
+}
+
+function pointerOf(error: ErrorObject): string {
+  if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') {
+    return `${error.instancePath}/${error.params.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  }
+  if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string') {
+    return `${error.instancePath}/${error.params.additionalProperty}`;
+  }
+  return error.instancePath;
+}
+
+function describe(error: ErrorObject): string {
+  if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) {
+    return `must be one of ${error.params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (error.keyword === 'const') return `must be ${JSON.stringify(error.params.allowedValue)}`;
+  return error.message ?? 'is not allowed';
+}

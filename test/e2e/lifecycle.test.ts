@@ -1,0 +1,140 @@
+// Resource semantics through real tofu against the real Host: catalog lock with verified
+// packages, defaults without perpetual diffs, resets to default, replacement on an
+// immutable field, drift, out-of-band delete and re-create, a stale saved plan refused by
+// the fence, and import by identity.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostApi, RANGE_COUNTER_REF, RANGE_SEQUENCE_REF } from '../support/host-api.js';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { GENERIC_FORMS } from '../support/paths.js';
+import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
+
+const PROVIDER_BLOCK = `terraform {
+  required_providers {
+    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }
+  }
+}
+provider "takoform" {}
+`;
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ');
+
+describe('resource lifecycle through real tofu', () => {
+  let host: HostProcess;
+  let ws: TofuWorkspace;
+  let api: HostApi;
+  const tf = (body: string) => writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + body);
+  const plan = (...extra: string[]) => ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color', ...extra]);
+  const apply = (...extra: string[]) => ws.ok(['apply', '-auto-approve', '-input=false', '-no-color', ...extra]);
+
+  beforeAll(async () => {
+    host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')], undefined, ['--standard-service', 'com.amazonaws.s3']);
+    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK }, host);
+    api = new HostApi(host.url, host.token);
+    const lock = ws.provider(['catalog', 'lock', '--package', path.join(GENERIC_FORMS, 'range-sequence'), '--package', path.join(GENERIC_FORMS, 'range-counter')]);
+    expect(lock.code, lock.stderr).toBe(0);
+    ws.ok(['init', '-input=false', '-no-color']);
+  });
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it('plans the Host default, applies, and then has no changes; removing a value resets it', async () => {
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  mode  = "fast"\n}\n`);
+    apply();
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.mode).toBe('fast');
+    expect(plan().code).toBe(0);
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
+    const p = plan();
+    expect(p.code).toBe(2);
+    expect(p.stdout).toMatch(/~ mode\s+= "fast" -> "safe"/);
+    apply();
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.mode).toBe('safe');
+    expect(plan().code).toBe(0);
+  });
+
+  it('shows a change made on the Host as drift and puts it back', async () => {
+    const before = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
+    await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 1, upper: 9 }, before.metadata.generation);
+    const p = plan();
+    expect(p.code).toBe(2);
+    expect(p.stdout).toMatch(/~ upper\s+= 9 -> 4/);
+    apply();
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.upper).toBe(4);
+  });
+
+  it('refuses a saved plan when the resource changed on the Host after it was made', async () => {
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 5\n}\n`);
+    ws.ok(['plan', '-input=false', '-no-color', '-out', 'stale.tfplan']);
+    const current = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
+    await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 2, upper: 4 }, current.metadata.generation);
+    const r = ws.run(['apply', '-input=false', '-no-color', 'stale.tfplan']);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(/generation_conflict|changed on the Host since plan/i);
+    // Nothing was overwritten: the Host keeps the out-of-band spec.
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec).toEqual({ lower: 2, mode: 'safe', upper: 4 });
+    apply();
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.upper).toBe(5);
+  });
+
+  it('plans a create when the resource was deleted on the Host', async () => {
+    const current = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
+    expect(await api.delete(RANGE_SEQUENCE_REF, 'seq-a', current.metadata.generation)).toBe(204);
+    const p = plan();
+    expect(p.code).toBe(2);
+    expect(p.stdout).toMatch(/takoform_range_sequence\.a will be created/);
+    apply();
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).status).toBe(200);
+  });
+
+  it('refuses, keeping state, when the name now belongs to another incarnation', async () => {
+    const current = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
+    await api.delete(RANGE_SEQUENCE_REF, 'seq-a', current.metadata.generation);
+    const recreated = await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 1, upper: 5 });
+    const p = plan();
+    expect(p.code).toBe(1);
+    expect(oneLine(p.stderr)).toMatch(/Resource was replaced outside this configuration/);
+    expect(oneLine(p.stderr)).toContain(recreated.metadata.uid);
+    // Recover as the message says: forget the old incarnation and import the new one.
+    ws.ok(['state', 'rm', 'takoform_range_sequence.a']);
+    ws.ok(['import', '-input=false', '-no-color', 'takoform_range_sequence.a', 'demo/seq-a']);
+    expect(plan().code).toBe(0);
+  });
+
+  it('replaces the resource when an immutable field changes', async () => {
+    const slot = (name: string) => `external_services = [{ name = "${name}", service = { protocol = "com.amazonaws.s3" } }]`;
+    tf(`resource "takoform_range_counter" "c" {\n  name  = "counter-c"\n  lower = 1\n  upper = 2\n  ${slot('OBJECTS')}\n}\n`);
+    apply();
+    const first = (await api.read(RANGE_COUNTER_REF, 'counter-c')).body;
+    expect(first.spec.externalServices).toEqual([{ name: 'OBJECTS', required: true, service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }]);
+    expect(plan().code).toBe(0);
+    tf(`resource "takoform_range_counter" "c" {\n  name  = "counter-c"\n  lower = 1\n  upper = 2\n  ${slot('MEDIA')}\n}\n`);
+    const p = plan();
+    expect(p.code).toBe(2);
+    expect(p.stdout).toMatch(/must be replaced/);
+    expect(p.stdout).toMatch(/# forces replacement/);
+    apply();
+    const second = (await api.read(RANGE_COUNTER_REF, 'counter-c')).body;
+    expect(second.metadata.uid).not.toBe(first.metadata.uid);
+    expect(second.spec.externalServices[0].name).toBe('MEDIA');
+    expect(plan().code).toBe(0);
+  });
+
+  it('imports by identity with an import block, then plans no changes', async () => {
+    await api.put(RANGE_SEQUENCE_REF, 'seq-imported', { lower: 3, upper: 6 });
+    tf(
+      `import {\n  to = takoform_range_sequence.imp\n  identity = {\n    name  = "seq-imported"\n    space = "demo"\n  }\n}\nresource "takoform_range_sequence" "imp" {\n  name  = "seq-imported"\n  lower = 3\n  upper = 6\n}\n`,
+    );
+    const r = apply();
+    expect(r.stdout).toMatch(/1 imported/);
+    expect(plan().code).toBe(0);
+  });
+
+  it('destroys everything it manages', async () => {
+    tf('');
+    apply();
+    expect((await api.read(RANGE_SEQUENCE_REF, 'seq-imported')).status).toBe(404);
+    expect((await api.read(RANGE_COUNTER_REF, 'counter-c')).status).toBe(404);
+  });
+});
