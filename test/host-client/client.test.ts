@@ -94,8 +94,11 @@ describe('resource lifecycle and fences', () => {
     expect((staleDelete as HostApiError).code).toBe('generation_conflict');
     expect(await client.resources.delete(addr('life'), { expectedGeneration: '2', uid })).toBe('deleted');
     expect(await client.resources.read(addr('life'))).toBeUndefined();
-    // Deleting again is "already gone", not an error.
-    expect(await client.resources.delete(addr('life'), { expectedGeneration: '2', uid })).toBe('absent');
+    // The same delete again reuses its key: the Host replays its 204 (records of a
+    // delete report no live incarnation, so they keep replaying).
+    expect(await client.resources.delete(addr('life'), { expectedGeneration: '2', uid })).toBe('deleted');
+    // Another delete of the gone resource is "already gone", not an error.
+    expect(await client.resources.delete(addr('life'), { expectedGeneration: '3', uid })).toBe('absent');
   });
 
   it('never shows another tenant the resource', async () => {
