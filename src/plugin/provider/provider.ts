@@ -1,6 +1,6 @@
 // The provider's state for one process: the catalog-derived resource types, the settings
 // from ConfigureProvider and the Host client built from them.
-import { HostClient } from '../../host-client/index.js';
+import { formatFormRef, HostClient } from '../../host-client/index.js';
 import type { LoadedCatalog } from '../catalog/catalog-file.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
@@ -66,6 +66,47 @@ export class TakoformProvider implements HostAccess {
     }
     this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion });
     return [];
+  }
+
+  private readonly availability = new Map<string, Promise<Diagnostic | undefined>>();
+
+  /**
+   * The exact availability probe for a Form in use (once per type and space per process):
+   * a Form the Host no longer has, or no longer lets this principal use, is a clear error
+   * naming the exact FormRef instead of an obscure failure later.
+   */
+  checkForm(rt: FormResourceType, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined> {
+    const client = this.client;
+    if (!client) return Promise.resolve(undefined);
+    const key = `${rt.typeName}\u0000${space}\u0000${operation}`;
+    let pending = this.availability.get(key);
+    if (!pending) {
+      const ref = rt.form.formRef;
+      const form = formatFormRef(ref);
+      pending = client.forms.probe(ref, space).then(
+        (entry) => {
+          if (!entry) {
+            return errorDiag(
+              'Form not available on the Host',
+              `${rt.typeName} is the Form ${form}, which the Host at this endpoint does not offer in space "${space}". Install that exact Form on the Host, or run \`terraform-provider-takoform catalog lock\` against this Host and change the configuration to a Form it has.`,
+            );
+          }
+          const missing = [
+            !entry.installed && 'not installed',
+            !entry.executable && 'not executable now',
+            !entry.availableToPrincipal && 'not available to this principal',
+            operation === 'create' && !entry.activated && 'not activated for new resources',
+            !entry.operations.includes(operation) && `without the ${operation} operation`,
+          ].filter((x): x is string => !!x);
+          return missing.length
+            ? errorDiag('Form not usable on the Host', `The Host offers ${form} in space "${space}" but ${missing.join(', ')}, so ${rt.typeName} cannot ${operation} there. Ask the Host operator.`)
+            : undefined;
+        },
+        () => undefined, // a failed probe is not a verdict; prepare reports the real problem
+      );
+      this.availability.set(key, pending);
+    }
+    return pending;
   }
 
   async close(): Promise<void> {

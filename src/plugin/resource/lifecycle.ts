@@ -18,6 +18,8 @@ export interface HostAccess {
   readonly defaultSpace: string | undefined;
   /** True while the provider configuration itself still has unknown values. */
   readonly configUnknown: boolean;
+  /** The exact availability probe; undefined when the Form can be used for `operation`. */
+  checkForm(rt: FormResourceType, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined>;
 }
 
 export interface PlanResult {
@@ -102,6 +104,8 @@ export async function planResource(rt: FormResourceType, host: HostAccess, prior
     return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics };
   }
 
+  const unavailable = await host.checkForm(rt, space, prior ? 'update' : 'create');
+  if (unavailable) return fail(unavailable);
   const ctx = context(rt, name, space, prior);
   let prepared: PrepareResult;
   try {

@@ -20,6 +20,8 @@ export type ValueMapping =
   | { readonly kind: 'list'; readonly element: ValueMapping }
   | { readonly kind: 'map'; readonly element: ValueMapping }
   | { readonly kind: 'object'; readonly fields: readonly FieldMapping[] }
+  /** A relation {apiVersion, kind, name} with constant group and kind: written as the target's name. */
+  | { readonly kind: 'reference'; readonly targetGroup: string; readonly targetKind: string }
   | { readonly kind: 'dynamic' };
 
 export interface FieldMapping {
@@ -59,6 +61,8 @@ function mapProperties(schema: JsonSchema, nameOf: (property: string) => string)
 }
 
 export function mapValue(schema: JsonSchema): ValueMapping {
+  const reference = referenceTarget(schema);
+  if (reference) return reference;
   const type = schema.type ?? (schema.const !== undefined ? jsonTypeOf(schema.const) : undefined) ?? enumType(schema.enum);
   switch (type) {
     case 'string':
@@ -87,6 +91,22 @@ export function mapValue(schema: JsonSchema): ValueMapping {
   }
 }
 
+/**
+ * A reference (wire reference §7.3): a closed object whose members are exactly apiVersion,
+ * kind and name, all required, with apiVersion and kind constant. The user writes only the
+ * target's name, so `target = takoform_range_sequence.x.name` creates the dependency.
+ */
+function referenceTarget(schema: JsonSchema): ValueMapping | undefined {
+  if (schema.type !== 'object' || schema.additionalProperties !== false || !isRecord(schema.properties)) return undefined;
+  const props = schema.properties as Record<string, JsonSchema>;
+  const keys = Object.keys(props).sort();
+  const required = Array.isArray(schema.required) ? [...(schema.required as string[])].sort() : [];
+  if (keys.join() !== 'apiVersion,kind,name' || required.join() !== 'apiVersion,kind,name') return undefined;
+  const group = props.apiVersion?.const;
+  const kind = props.kind?.const;
+  return typeof group === 'string' && typeof kind === 'string' ? { kind: 'reference', targetGroup: group, targetKind: kind } : undefined;
+}
+
 function enumType(values: unknown): string | undefined {
   if (!Array.isArray(values) || values.length === 0) return undefined;
   const types = new Set(values.map(jsonTypeOf));
@@ -108,8 +128,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 export function fieldAttribute(field: FieldMapping): TfAttribute {
   const flags = field.required ? { required: true } : field.hostFilled ? { optional: true, computed: true } : { optional: true };
-  const description = field.description ?? '';
   const m = field.mapping;
+  const description =
+    field.description ??
+    (m.kind === 'reference' ? `Name of the ${m.targetKind} (\`${m.targetGroup}\`) this resource refers to, in the same space. Refer to the other resource's \`name\` attribute to order the two.` : '');
   if (m.kind === 'object') return { name: field.attribute, nested: { nesting: 'SINGLE', attributes: m.fields.map(fieldAttribute) }, description, ...flags };
   if (m.kind === 'list' && m.element.kind === 'object') {
     return { name: field.attribute, nested: { nesting: 'LIST', attributes: m.element.fields.map(fieldAttribute) }, description, ...flags };
@@ -141,6 +163,7 @@ export function mapOutputSchema(schema: JsonSchema): FieldMapping[] {
 export function valueType(m: ValueMapping): TfType {
   switch (m.kind) {
     case 'string':
+    case 'reference':
       return T.string;
     case 'bool':
       return T.bool;
@@ -207,6 +230,8 @@ function toJson(m: ValueMapping, v: TfValue, path: (string | number)[]): JsonVal
     }
     case 'object':
       return toSpec(m.fields, v as { [k: string]: TfValue }, path);
+    case 'reference':
+      return { apiVersion: m.targetGroup, kind: m.targetKind, name: v as string };
     case 'dynamic':
       return dynamicToJson(v, path);
   }
@@ -247,6 +272,8 @@ function fromJson(m: ValueMapping, v: JsonValue | undefined): TfValue {
       return isRecord(v) ? objectValue(Object.entries(v).map(([k, item]) => [k, fromJson(m.element, item as JsonValue)] as const)) : null;
     case 'object':
       return isRecord(v) ? objectValue(Object.entries(fromSpec(m.fields, v as JsonObject))) : null;
+    case 'reference':
+      return isRecord(v) && typeof v.name === 'string' ? v.name : null;
     case 'dynamic':
       return jsonToDynamic(v);
   }

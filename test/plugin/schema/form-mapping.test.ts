@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CatalogForm } from '../../../src/plugin/catalog/catalog-file.js';
@@ -89,3 +89,56 @@ describe('attribute naming rule', () => {
     expect(topLevelAttributeName('URLPath')).toBe('url_path');
   });
 });
+
+describe('references', () => {
+  const rt = new FormResourceType(formFromPackage('counter-reservation', 'takoform_counter_reservation'));
+  it('map a relation with constant group and kind to the target name', () => {
+    expect(attr(rt, 'target')).toMatchObject({ required: true, type: { kind: 'string' } });
+    expect(attr(rt, 'target')!.description).toMatch(/Name of the RangeSequence/);
+    expect(toSpec(rt.fields, { target: 'range-sequence' })).toEqual({ target: { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', name: 'range-sequence' } });
+    expect(fromSpec(rt.fields, { target: { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', name: 'x' } }).target).toBe('x');
+  });
+  it('map attachment Forms without update to replacement on every desired attribute', () => {
+    expect([...rt.replaceAttributes]).toEqual(['target']);
+  });
+});
+
+describe('every desired schema in the shared reference data maps', () => {
+  // Every Form Definition (Interface and Binding Definitions share the file name but carry no desiredSchema).
+  const definitions = readdirRecursive(path.resolve(GENERIC_FORMS, '..', '..', '..', '..', '..'), 'definition.json').filter(
+    (f) => 'desiredSchema' in JSON.parse(readFileSync(f, 'utf8')),
+  );
+  it(`maps all ${definitions.length} Form Definitions to valid protocol schemas`, () => {
+    expect(definitions.length).toBe(30);
+    for (const file of definitions) {
+      const def = JSON.parse(readFileSync(file, 'utf8'));
+      const rt = new FormResourceType({
+        typeName: `takoform_${def.kind.toLowerCase()}`,
+        formRef: { apiVersion: def.apiVersion, kind: def.kind, definitionVersion: def.definitionVersion, schemaDigest: 'sha256:' + '0'.repeat(64) },
+        title: def.title,
+        operations: def.lifecycleCapabilities ?? [],
+        immutableFields: def.immutableFields ?? [],
+        desiredSchema: def.desiredSchema,
+        ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
+      });
+      const walk = (attrs: readonly any[]) => {
+        const names = new Set<string>();
+        for (const a of attrs) {
+          expect(a.name, file).toMatch(/^[a-z0-9_]+$/);
+          expect(names.has(a.name), `${file}: duplicate ${a.name}`).toBe(false);
+          names.add(a.name);
+          expect(!!a.type !== !!a.nested_type, `${file}: ${a.name}`).toBe(true);
+          expect(a.required || a.optional || a.computed, `${file}: ${a.name}`).toBe(true);
+          if (a.nested_type) walk(a.nested_type.attributes);
+        }
+      };
+      walk(toProtoSchema(rt.schema).block!.attributes!);
+    }
+  });
+});
+
+function readdirRecursive(dir: string, name: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? readdirRecursive(path.join(dir, e.name), name) : e.name === name ? [path.join(dir, e.name)] : [],
+  );
+}
