@@ -40,15 +40,21 @@ export class OperationsApi {
    * Polls until the Operation is done and returns its `result`; a terminal error is thrown
    * as HostApiError. Anything that stops the wait early is AcceptedOutcomeUnknownError.
    */
-  async waitForResult(route: string, accepted: OperationDocument, firstRetryAfterMs: number | undefined, uid: string | undefined): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + this.conn.operationTimeoutMs;
+  async waitForResult(
+    route: string,
+    accepted: OperationDocument,
+    firstRetryAfterMs: number | undefined,
+    uid: string | undefined,
+    timeoutMs = this.conn.operationTimeoutMs,
+  ): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
     let current = accepted;
     let delay = firstRetryAfterMs ?? 250;
     let attempt = 0;
     const knownUid = () => uid ?? current.target?.uid;
     while (!current.done) {
       if (Date.now() + delay > deadline) {
-        throw new AcceptedOutcomeUnknownError(route, accepted.id, knownUid(), `still running after ${Math.round(this.conn.operationTimeoutMs / 1000)} s`);
+        throw new AcceptedOutcomeUnknownError(route, accepted.id, knownUid(), `still running after ${Math.round(timeoutMs / 1000)} s`);
       }
       await new Promise((r) => setTimeout(r, delay));
       try {

@@ -26,6 +26,12 @@ export interface MutationResult {
   readonly operationId?: string;
 }
 
+/** Per-call options of mutations. */
+export interface MutationOptions {
+  /** How long to follow a 202 Operation (default: the client's operationTimeoutMs). */
+  readonly operationTimeoutMs?: number;
+}
+
 export interface ValidationResult {
   readonly valid: boolean;
   readonly diagnostics: readonly { severity: 'error' | 'warning'; field?: string; message: string }[];
@@ -92,7 +98,7 @@ export class ResourcesApi {
   }
 
   /** PUT {api}/resources/{group}/{kind}/{name}: the fenced, idempotent apply of a prepared spec. */
-  async apply(request: ResourceRequest, review: { prepareDigest: string; specDigest: string }, fence: ApplyFence): Promise<MutationResult> {
+  async apply(request: ResourceRequest, review: { prepareDigest: string; specDigest: string }, fence: ApplyFence, options: MutationOptions = {}): Promise<MutationResult> {
     const route = 'apply';
     const api = await this.conn.api();
     const ref = request.form.formRef;
@@ -118,7 +124,7 @@ export class ResourcesApi {
     });
     const res = await this.conn.transport.send({ route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true });
     const address = { formRef: ref, space: request.metadata.space, name: request.metadata.name };
-    const result = await this.mutationResult(route, res, address, fence.kind === 'create' ? [201] : [200], uid || undefined);
+    const result = await this.mutationResult(route, res, address, fence.kind === 'create' ? [201] : [200], uid || undefined, options);
     if (fence.kind === 'update' && result.resource.metadata.uid !== fence.expectedUid) {
       throw new ProtocolViolationError(route, `the Host updated another incarnation (${result.resource.metadata.uid}, expected ${fence.expectedUid})`);
     }
@@ -126,7 +132,7 @@ export class ResourcesApi {
   }
 
   /** POST .../import: adopt the Host-native object `nativeId` under this name (no prepare). */
-  async import(request: ResourceRequest, nativeId: string, fence: ImportFence): Promise<MutationResult> {
+  async import(request: ResourceRequest, nativeId: string, fence: ImportFence, options: MutationOptions = {}): Promise<MutationResult> {
     const route = 'import';
     const api = await this.conn.api();
     const ref = request.form.formRef;
@@ -143,7 +149,7 @@ export class ResourcesApi {
       body: bodyText,
     });
     const res = await this.conn.transport.send({ route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true });
-    return this.mutationResult(route, res, { formRef: ref, space: request.metadata.space, name: request.metadata.name }, [200, 201], uid || undefined);
+    return this.mutationResult(route, res, { formRef: ref, space: request.metadata.space, name: request.metadata.name }, [200, 201], uid || undefined, options);
   }
 
   /** GET the resource; undefined when the Host says resource_not_found. */
@@ -184,7 +190,7 @@ export class ResourcesApi {
   }
 
   /** DELETE with the generation fence; "absent" when the Host no longer has it. */
-  async delete(address: ResourceAddress, fence: { expectedGeneration: string; uid: string; ifMatchRevision?: string }): Promise<'deleted' | 'absent'> {
+  async delete(address: ResourceAddress, fence: { expectedGeneration: string; uid: string; ifMatchRevision?: string }, options: MutationOptions = {}): Promise<'deleted' | 'absent'> {
     const route = 'delete';
     const api = await this.conn.api();
     const headers: Record<string, string> = {
@@ -211,7 +217,7 @@ export class ResourcesApi {
       expectStatus(route, res, [202, 204]);
       if (res.status === 202) {
         // The content of a delete Operation's result is unspecified (A4); only its end matters.
-        await this.operations.waitForResult(route, readAccepted(route, res.body), parseRetryAfter(firstHeader(res.headers['retry-after'])), fence.uid);
+        await this.operations.waitForResult(route, readAccepted(route, res.body), parseRetryAfter(firstHeader(res.headers['retry-after'])), fence.uid, options.operationTimeoutMs);
         return 'deleted';
       }
       expectEmptyBody(route, res);
@@ -222,11 +228,11 @@ export class ResourcesApi {
     }
   }
 
-  private async mutationResult(route: string, res: HttpResponse, address: ResourceAddress, direct: number[], uid: string | undefined): Promise<MutationResult> {
+  private async mutationResult(route: string, res: HttpResponse, address: ResourceAddress, direct: number[], uid: string | undefined, options: MutationOptions): Promise<MutationResult> {
     expectStatus(route, res, [...direct, 202]);
     if (res.status === 202) {
       const accepted = readAccepted(route, res.body);
-      const result = await this.operations.waitForResult(route, accepted, parseRetryAfter(firstHeader(res.headers['retry-after'])), uid);
+      const result = await this.operations.waitForResult(route, accepted, parseRetryAfter(firstHeader(res.headers['retry-after'])), uid, options.operationTimeoutMs);
       const r = new Reader('operation');
       const resource = readResource(r, r.object(result, 'operation.result', ['resource']).resource, address, 'operation.result.resource');
       return { outcome: uid ? 'updated' : 'created', resource, operationId: accepted.id };

@@ -54,6 +54,29 @@ describe('resource lifecycle through real tofu', () => {
     expect(plan().code).toBe(0);
   });
 
+  it('accepts a timeouts block, changes it without touching the Host, and refuses a bad duration', async () => {
+    const before = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  timeouts {\n    create = "5m"\n    update = "90s"\n  }\n}\n`);
+    apply();
+    const after = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
+    expect(after.metadata.revision).toBe(before.metadata.revision);
+    expect(plan().code).toBe(0);
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  timeouts {\n    update = "soon"\n  }\n}\n`);
+    const bad = ws.run(['validate', '-no-color']);
+    expect(bad.code).toBe(1);
+    expect(oneLine(bad.stderr)).toMatch(/Invalid duration.*"soon" is not a duration/);
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
+    apply();
+  });
+
+  it('reports an enum violation at validate time, offline, on the right line', () => {
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  mode  = "turbo"\n}\n`);
+    const r = ws.run(['validate', '-no-color'], { TAKOFORM_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(/Value not allowed by the Form.*on main\.tf line 11.*must be one of "safe", "fast"/);
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
+  });
+
   it('shows a change made on the Host as drift and puts it back', async () => {
     const before = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 1, upper: 9 }, before.metadata.generation);

@@ -11,6 +11,7 @@ import { PROVIDER_SCHEMA } from '../provider/provider-config.js';
 import type { TakoformProvider } from '../provider/provider.js';
 import { applyResource, importResource, planResource, readResource } from '../resource/lifecycle.js';
 import { encodePrivate } from '../resource/private-data.js';
+import { invalidDuration } from '../resource/timeouts.js';
 import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
 import { ValueCodecError } from '../values/msgpack.js';
 import type { FormResourceType } from '../resource/form-resource-type.js';
@@ -126,7 +127,11 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     ValidateResourceConfig: unary('ValidateResourceConfig', async (req) => {
       const rt = resourceType(req.type_name);
       const config = decodeObject(req.config, rt.valueType);
-      return { diagnostics: diags(config ? await rt.validator.validate(config) : []) };
+      if (!config) return { diagnostics: [] };
+      const bad = invalidDuration(config.timeouts);
+      const found = await rt.validator.validate(config);
+      if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s", "10m" or "1h30m".`, ['timeouts', bad.attribute]));
+      return { diagnostics: diags(found) };
     }),
 
     UpgradeResourceState: unary('UpgradeResourceState', (req) => {

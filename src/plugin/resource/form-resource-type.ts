@@ -7,6 +7,7 @@ import { computedAttribute, fieldAttribute, fromSpec, mapDesiredSchema, mapOutpu
 import { topLevelAttributeName } from '../schema/names.js';
 import { impliedType, type TfAttribute, type TfSchema } from '../schema/tf-schema.js';
 import { ConfigValidator } from '../schema/config-validation.js';
+import { TIMEOUTS_BLOCK } from './timeouts.js';
 import { T, type TfType } from '../values/tf-type.js';
 import { objectValue, type TfObject, type TfValue } from '../values/tf-value.js';
 
@@ -79,6 +80,7 @@ export class FormResourceType {
             : []),
           ...this.fields.map(fieldAttribute),
         ],
+        blocks: [TIMEOUTS_BLOCK],
       },
     };
     this.valueType = impliedType(this.schema.block);

@@ -11,6 +11,7 @@ import { SpecConversionError, toSpec } from '../schema/form-mapping.js';
 import { isObjectValue, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
 import type { FormResourceType } from './form-resource-type.js';
 import { decodePrivate, type PlannedPrivate } from './private-data.js';
+import { operationTimeout } from './timeouts.js';
 
 export interface HostAccess {
   /** Undefined when the provider configuration is not known yet (e.g. during validate). */
@@ -87,7 +88,7 @@ export async function planResource(rt: FormResourceType, host: HostAccess, prior
     priorSpec = toSpec(rt.fields, prior);
     collectReplace(rt, prior, { ...planned, ...rt.desiredValues(local) }, requiresReplace);
     // Nothing to do: the configuration still means the state we have. No Host call.
-    if (requiresReplace.length === 0 && canonicalJson(local) === canonicalJson(priorSpec)) return { planned: prior, requiresReplace: [], diagnostics };
+    if (requiresReplace.length === 0 && canonicalJson(local) === canonicalJson(priorSpec)) return { planned: withTimeouts(prior, proposed.timeouts), requiresReplace: [], diagnostics };
     if (requiresReplace.length > 0) {
       // A replacement: the new object is prepared when core plans it (prior = null).
       Object.assign(planned, rt.desiredValues(local));
@@ -124,7 +125,7 @@ export async function planResource(rt: FormResourceType, host: HostAccess, prior
     return fail(hostFailureDiagnostic('prepare', e, ctx));
   }
   Object.assign(planned, rt.desiredValues(prepared.spec));
-  if (prior && priorSpec && canonicalJson(prepared.spec) === canonicalJson(priorSpec)) return { planned: prior, requiresReplace: [], diagnostics };
+  if (prior && priorSpec && canonicalJson(prepared.spec) === canonicalJson(priorSpec)) return { planned: withTimeouts(prior, proposed.timeouts), requiresReplace: [], diagnostics };
   markComputedUnknown(planned, !prior);
   return {
     planned: objectValue(Object.entries(planned)),
@@ -153,7 +154,11 @@ export async function applyResource(
   if (planned === null) {
     // Delete, fenced by the generation we last saw; "already gone" is success.
     try {
-      await client.resources.delete(address(rt, prior!), { expectedGeneration: prior!.generation as string, uid: prior!.uid as string });
+      await client.resources.delete(
+        address(rt, prior!),
+        { expectedGeneration: prior!.generation as string, uid: prior!.uid as string },
+        { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') },
+      );
       return { state: null, diagnostics: [] };
     } catch (e) {
       return { state: prior, diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
@@ -163,6 +168,10 @@ export async function applyResource(
   const spec = toSpec(rt.fields, planned);
   const name = planned.name as string;
   const space = planned.space as string;
+  if (prior && prior.name === name && prior.space === space && canonicalJson(spec) === canonicalJson(toSpec(rt.fields, prior))) {
+    // Only provider-side settings (timeouts) changed: nothing to send to the Host.
+    return { state: withTimeouts(prior, planned.timeouts), diagnostics: [] };
+  }
   const request = resourceRequest(rt.form.formRef, space, name, spec);
   let review = decodePrivate(plannedPrivate);
   if (!review || review.specDigest !== jcsDigest(spec)) {
@@ -188,12 +197,13 @@ export async function applyResource(
       request,
       review,
       prior ? { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string } : { kind: 'create' },
+      { operationTimeoutMs: operationTimeout(planned.timeouts, prior ? 'update' : 'create') },
     );
     resource = result.resource;
   } catch (e) {
     return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
   }
-  return { state: rt.stateFromResource(resource), diagnostics: readinessWarnings(rt, resource) };
+  return { state: withTimeouts(rt.stateFromResource(resource), planned.timeouts), diagnostics: readinessWarnings(rt, resource) };
 }
 
 export async function readResource(rt: FormResourceType, host: HostAccess, current: TfObject): Promise<StateResult> {
@@ -220,7 +230,12 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
       ],
     };
   }
-  return { state: rt.stateFromResource(resource), diagnostics: [] };
+  return { state: withTimeouts(rt.stateFromResource(resource), current.timeouts), diagnostics: [] };
+}
+
+/** `timeouts` is configuration, not Host state: carry it over from the plan or prior state. */
+function withTimeouts(state: TfObject, timeouts: TfValue | undefined): TfObject {
+  return objectValue([...Object.entries(state), ['timeouts', timeouts ?? null]]);
 }
 
 export async function importResource(rt: FormResourceType, host: HostAccess, id: string): Promise<StateResult> {

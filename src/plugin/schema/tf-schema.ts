@@ -1,7 +1,8 @@
 // Terraform schemas as plain data (what GetProviderSchema returns), the value type they
 // imply (what every DynamicValue of that resource is encoded with), and the conversion to
-// the protocol message. Only nested *attributes* are used, never nested blocks: attributes
-// can be optional+computed, which is how Host-materialized defaults reach the plan.
+// the protocol message. Form data uses nested *attributes* only (they can be
+// optional+computed, which is how Host-materialized defaults reach the plan); the one nested
+// block is the conventional `timeouts { ... }`.
 import type { Schema } from '../generated/types/tfplugin6/Schema.js';
 import type { _tfplugin6_Schema_Attribute as ProtoAttribute, _tfplugin6_Schema_Object as ProtoObject } from '../generated/types/tfplugin6/Schema.js';
 import { T, typeToJson, type TfType } from '../values/tf-type.js';
@@ -20,8 +21,15 @@ export interface TfAttribute {
   readonly sensitive?: boolean;
 }
 
+export interface TfNestedBlock {
+  readonly typeName: string;
+  readonly nesting: 'SINGLE';
+  readonly block: TfBlock;
+}
+
 export interface TfBlock {
   readonly attributes: readonly TfAttribute[];
+  readonly blocks?: readonly TfNestedBlock[];
   readonly description?: string;
 }
 
@@ -54,19 +62,23 @@ export function objectType(attributes: readonly TfAttribute[]): TfType {
 
 /** The type every state, plan and config value of this schema is encoded with. */
 export function impliedType(block: TfBlock): TfType {
-  return objectType(block.attributes);
+  const out: Record<string, TfType> = {};
+  for (const a of block.attributes) out[a.name] = attributeType(a);
+  for (const b of block.blocks ?? []) out[b.typeName] = impliedType(b.block);
+  return T.object(out);
 }
 
 export function toProtoSchema(schema: TfSchema): Schema {
+  return { version: String(schema.version), block: toProtoBlock(schema.block, schema.version) };
+}
+
+function toProtoBlock(block: TfBlock, version: number): NonNullable<Schema['block']> {
   return {
-    version: String(schema.version),
-    block: {
-      version: String(schema.version),
-      attributes: schema.block.attributes.map(toProtoAttribute),
-      block_types: [],
-      description: schema.block.description ?? '',
-      description_kind: 'MARKDOWN',
-    },
+    version: String(version),
+    attributes: block.attributes.map(toProtoAttribute),
+    block_types: (block.blocks ?? []).map((b) => ({ type_name: b.typeName, nesting: b.nesting, block: toProtoBlock(b.block, version) })),
+    description: block.description ?? '',
+    description_kind: 'MARKDOWN',
   };
 }
 
