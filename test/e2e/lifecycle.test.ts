@@ -77,6 +77,25 @@ describe('resource lifecycle through real tofu', () => {
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
   });
 
+  it('reads the Forms and an existing resource through data sources', async () => {
+    tf(
+      `resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n` +
+        `data "takoform_forms" "all" {}\n` +
+        `data "takoform_resource" "a" {\n  api_version = takoform_range_sequence.a.form_ref.api_version\n  kind = takoform_range_sequence.a.form_ref.kind\n  definition_version = takoform_range_sequence.a.form_ref.definition_version\n  schema_digest = takoform_range_sequence.a.form_ref.schema_digest\n  name = takoform_range_sequence.a.name\n}\n` +
+        `output "types" { value = [for f in data.takoform_forms.all.forms : f.type_name] }\n` +
+        `output "uid" { value = data.takoform_resource.a.uid }\n` +
+        `output "spec" { value = jsondecode(data.takoform_resource.a.spec_json) }\n`,
+    );
+    apply();
+    const out = JSON.parse(ws.ok(['output', '-json']).stdout);
+    expect(out.types.value).toEqual(['takoform_range_counter', 'takoform_range_sequence']);
+    expect(out.uid.value).toBe((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.metadata.uid);
+    expect(out.spec.value).toEqual({ lower: 1, mode: 'safe', upper: 4 });
+    expect(plan().code).toBe(0);
+    tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
+    apply();
+  });
+
   it('shows a change made on the Host as drift and puts it back', async () => {
     const before = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 1, upper: 9 }, before.metadata.generation);

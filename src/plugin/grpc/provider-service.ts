@@ -16,6 +16,7 @@ import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
 import { ValueCodecError } from '../values/msgpack.js';
 import type { FormResourceType } from '../resource/form-resource-type.js';
 import { decodeObject, encodeDynamic } from './dynamic-value.js';
+import { DATA_SOURCES, type DataSource } from '../data/data-sources.js';
 import { IDENTITY_ATTRIBUTES, IDENTITY_TYPE, IDENTITY_VERSION, identityOf } from '../resource/identity.js';
 import { objectValue, type TfObject } from '../values/tf-value.js';
 import type { DynamicValue__Output } from '../generated/types/tfplugin6/DynamicValue.js';
@@ -59,6 +60,12 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
 
   const diags = (d: Diagnostic[]) => toProtoDiagnostics(d);
 
+  function dataSource(typeName: string): DataSource {
+    const ds = DATA_SOURCES.find((d) => d.typeName === typeName);
+    if (!ds) throw new Error(`unknown data source ${typeName}; this provider has ${DATA_SOURCES.map((d) => d.typeName).join(', ')}`);
+    return ds;
+  }
+
   const identityData = (rt: FormResourceType, state: TfObject) => ({ identity_data: encodeDynamic(identityOf(rt, state), IDENTITY_TYPE) });
 
   /** An import names its target by ID string ("SPACE/NAME" or "NAME") or by identity. */
@@ -79,14 +86,14 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     GetMetadata: unary('GetMetadata', () => ({
       server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
       resources: [...provider.resourceTypes.keys()].map((type_name) => ({ type_name })),
-      data_sources: [],
+      data_sources: DATA_SOURCES.map((d) => ({ type_name: d.typeName })),
       diagnostics: diags(provider.loadDiagnostics),
     })),
 
     GetProviderSchema: unary('GetProviderSchema', () => ({
       provider: toProtoSchema(PROVIDER_SCHEMA),
       resource_schemas: Object.fromEntries([...provider.resourceTypes].map(([name, rt]) => [name, toProtoSchema(rt.schema)])),
-      data_source_schemas: {},
+      data_source_schemas: Object.fromEntries(DATA_SOURCES.map((d) => [d.typeName, toProtoSchema(d.schema)])),
       server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
       diagnostics: diags(provider.loadDiagnostics),
     })),
@@ -206,8 +213,17 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     },
 
     GetFunctions: unary('GetFunctions', () => ({ functions: {}, diagnostics: [] })),
-    ValidateDataResourceConfig: unsupported('ValidateDataResourceConfig', 'data sources yet'),
-    ReadDataSource: unsupported('ReadDataSource', 'data sources yet'),
+    ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req) => {
+      decodeObject(req.config, dataSource(req.type_name).valueType);
+      return { diagnostics: [] };
+    }),
+    ReadDataSource: unary('ReadDataSource', async (req) => {
+      const ds = dataSource(req.type_name);
+      const config = decodeObject(req.config, ds.valueType);
+      const result = config ? await ds.read(config, provider) : { state: null, diagnostics: [errorDiag('Missing configuration', `${req.type_name} needs a configuration.`)] };
+      if (!result.state) return { diagnostics: diags(result.diagnostics) };
+      return { state: encodeDynamic(result.state, ds.valueType), diagnostics: diags(result.diagnostics) };
+    }),
     ValidateEphemeralResourceConfig: unsupported('ValidateEphemeralResourceConfig', 'ephemeral resources'),
     OpenEphemeralResource: unsupported('OpenEphemeralResource', 'ephemeral resources'),
     RenewEphemeralResource: unsupported('RenewEphemeralResource', 'ephemeral resources'),

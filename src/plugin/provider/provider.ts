@@ -1,6 +1,6 @@
 // The provider's state for one process: the catalog-derived resource types, the settings
 // from ConfigureProvider and the Host client built from them.
-import { formatFormRef, HostClient } from '../../host-client/index.js';
+import { formatFormRef, HostClient, sameFormRef } from '../../host-client/index.js';
 import type { LoadedCatalog } from '../catalog/catalog-file.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
@@ -66,6 +66,11 @@ export class TakoformProvider implements HostAccess {
     }
     this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion });
     return [];
+  }
+
+  typeNameOf(ref: { apiVersion: string; kind: string; definitionVersion: string; schemaDigest: string }): string | undefined {
+    for (const rt of this.resourceTypes.values()) if (sameFormRef(rt.form.formRef, ref)) return rt.typeName;
+    return undefined;
   }
 
   private readonly availability = new Map<string, Promise<Diagnostic | undefined>>();

@@ -1,7 +1,7 @@
 // One Terraform resource type per exact FormRef: its schema (envelope attributes plus the
 // mapped desired properties) and the conversions between Host resources and state values.
 import { canonicalJson } from '../../common/digest.js';
-import type { JsonObject, ResourceResponse } from '../../host-client/wire-types.js';
+import type { Condition, JsonObject, ResourceResponse } from '../../host-client/wire-types.js';
 import type { CatalogForm } from '../catalog/catalog-file.js';
 import { computedAttribute, fieldAttribute, fromSpec, mapDesiredSchema, mapOutputSchema, type FieldMapping } from '../schema/form-mapping.js';
 import { topLevelAttributeName } from '../schema/names.js';
@@ -15,7 +15,7 @@ export const STATE_SCHEMA_VERSION = 0;
 
 const computedString = (name: string, description: string): TfAttribute => ({ name, type: T.string, computed: true, description });
 
-const CONDITION_TYPE = T.object({
+export const CONDITION_TYPE = T.object({
   type: T.string,
   status: T.string,
   reason: T.string,
@@ -99,19 +99,7 @@ export class FormResourceType {
       ['generation', m.generation],
       ['revision', m.revision],
       ['form_ref', objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]])],
-      [
-        'conditions',
-        resource.status.conditions.map((c) =>
-          objectValue([
-            ['type', c.type],
-            ['status', c.status],
-            ['reason', c.reason],
-            ['message', c.message ?? null],
-            ['host_reason', c.hostReason ?? null],
-            ['last_transition_time', c.lastTransitionTime],
-          ]),
-        ),
-      ],
+      ['conditions', conditionValues(resource.status.conditions)],
       ['ready', ready?.status === 'True'],
       ['outputs_json', canonicalJson(resource.status.outputs ?? {})],
       ...(this.outputFields ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const] : []),
@@ -127,6 +115,19 @@ export class FormResourceType {
     const ref = this.form.formRef;
     return objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]]);
   }
+}
+
+export function conditionValues(conditions: readonly Condition[]): TfObject[] {
+  return conditions.map((c) =>
+    objectValue([
+      ['type', c.type],
+      ['status', c.status],
+      ['reason', c.reason],
+      ['message', c.message ?? null],
+      ['host_reason', c.hostReason ?? null],
+      ['last_transition_time', c.lastTransitionTime],
+    ]),
+  );
 }
 
 export function stateId(space: string, apiVersion: string, kind: string, uid: string): string {
