@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { parseIJson } from '../common/ijson.js';
 import { HostError } from './errors.js';
-import { isJsonObject } from './json-value.js';
+import { isJsonObject } from '../common/json-value.js';
 
 export interface TokenEntry {
   token: string;

@@ -4,6 +4,8 @@ import { describeFormRef, formRefKey, type FormRef } from './form-ref.js';
 import type { FormDefinition, LifecycleCapability } from './form-definition.js';
 import { unservableReason } from './installability.js';
 import { FormPackageError, type LoadedFormPackage } from './packages.js';
+import { findRelationDeclarations, type RelationDeclaration } from './relations/relation-declarations.js';
+import { OutputChecker } from './output-checker.js';
 import { DesiredSpecChecker } from './spec-validation.js';
 import { findSlotArrays } from './standard-services.js';
 
@@ -15,6 +17,10 @@ export interface InstalledForm {
   readonly desiredSpec: DesiredSpecChecker;
   /** Pointer patterns of the standard-service slot arrays in the desiredSchema. */
   readonly standardServiceSlotArrays: readonly string[];
+  /** The relations (references and typed bindings) the desiredSchema declares. */
+  readonly relations: readonly RelationDeclaration[];
+  /** Present exactly when the Definition declares an outputSchema. */
+  readonly outputs: OutputChecker | undefined;
 }
 
 export class FormCatalog {
@@ -60,13 +66,21 @@ function installForm(loaded: LoadedFormPackage): InstalledForm {
   const refuse = (reason: string): never => {
     throw new FormPackageError(`${loaded.directory}: cannot install ${describeFormRef(loaded.formRef)}: ${reason}`);
   };
-  const reason = unservableReason(loaded.definition);
+  let relations: RelationDeclaration[];
+  try {
+    relations = findRelationDeclarations(loaded.definition.desiredSchema);
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+  const reason = unservableReason(loaded.definition, relations);
   if (reason !== undefined) refuse(reason);
   let desiredSpec: DesiredSpecChecker;
+  let outputs: OutputChecker | undefined;
   try {
     desiredSpec = new DesiredSpecChecker(loaded.definition);
+    outputs = loaded.definition.outputSchema === undefined ? undefined : new OutputChecker(loaded.definition);
   } catch (error) {
-    return refuse(`its desiredSchema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);
+    return refuse(`a schema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);
   }
   return {
     formRef: loaded.formRef,
@@ -74,6 +88,8 @@ function installForm(loaded: LoadedFormPackage): InstalledForm {
     definition: loaded.definition,
     desiredSpec,
     standardServiceSlotArrays: findSlotArrays(loaded.definition.desiredSchema),
+    relations,
+    outputs,
   };
 }
 

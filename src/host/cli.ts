@@ -7,15 +7,24 @@ import { parseTokensFile } from './auth.js';
 import { startHost, type RunningHost } from './server.js';
 
 const USAGE = `Usage: takoform-host serve --listen HOST:PORT --db PATH --packages DIR [--packages DIR ...]
-                          --tokens FILE [--standard-service PROTOCOL ...]
+                          --tokens FILE [--standard-service PROTOCOL ...] [--tls-cert FILE --tls-key FILE]
+                          [--async-form KIND ...] [--operation-pending-polls N] [--enable-test-switches]
 
-Serves Takoform Host API v1 (forms.takoform.com/v1) over plain HTTP on a loopback address.
+Serves Takoform Host API v1 (forms.takoform.com/v1): plain HTTP on a loopback address, or HTTPS
+(any address) with --tls-cert and --tls-key.
 
   --listen HOST:PORT            loopback address to listen on (port 0 = any free port); default 127.0.0.1:0
   --db PATH                     SQLite database file (created if missing), or :memory:
   --packages DIR                a Form package directory, or a folder of package directories (repeatable)
   --tokens FILE                 JSON file {"tokens":[{"token":"...","tenant":"...","principal":"..."}]}
   --standard-service PROTOCOL   a standard-service protocol this Host satisfies (repeatable)
+  --tls-cert FILE               PEM certificate chain: serve HTTPS (needed for a non-loopback --listen)
+  --tls-key FILE                PEM private key for --tls-cert
+  --async-form KIND             answer every mutation of this Form kind (KIND or GROUP/KIND) with
+                                202 + Operation (repeatable)
+  --operation-pending-polls N   polls an Operation answers "pending" before it commits (default 1)
+  --enable-test-switches        honour the Takoform-Test-Fault / Takoform-Test-Async headers and the
+                                /_takoform-test/v1 admin routes (never in production)
   -h, --help                    print this help
 
 Once listening, prints "takoform-host listening on http://HOST:PORT" on stdout; logs go to stderr.
@@ -44,6 +53,14 @@ export async function main(argv: string[]): Promise<number> {
   const listen = parseListen(values.listen ?? '127.0.0.1:0');
   if (listen === undefined) return usageError('--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080');
 
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
+    return usageError('--tls-cert and --tls-key go together');
+  }
+  const pendingPolls = values['operation-pending-polls'] === undefined ? 1 : Number(values['operation-pending-polls']);
+  if (!Number.isSafeInteger(pendingPolls) || pendingPolls < 0 || pendingPolls > 1000) {
+    return usageError('--operation-pending-polls must be an integer 0..1000');
+  }
+
   const log = (line: string): void => {
     process.stderr.write(`takoform-host: ${line}\n`);
   };
@@ -55,6 +72,13 @@ export async function main(argv: string[]): Promise<number> {
       packageDirs: values.packages,
       tokens: parseTokensFile(readFileSync(values.tokens)),
       satisfiableStandardServices: values['standard-service'] ?? [],
+      tls:
+        values['tls-cert'] === undefined || values['tls-key'] === undefined
+          ? undefined
+          : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) },
+      asyncForms: values['async-form'] ?? [],
+      operationPendingPolls: pendingPolls,
+      enableTestSwitches: values['enable-test-switches'] === true,
       log,
     });
   } catch (error) {
@@ -79,6 +103,11 @@ function parseCommandLine(argv: string[]) {
       packages: { type: 'string', multiple: true },
       tokens: { type: 'string' },
       'standard-service': { type: 'string', multiple: true },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'async-form': { type: 'string', multiple: true },
+      'operation-pending-polls': { type: 'string' },
+      'enable-test-switches': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

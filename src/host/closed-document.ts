@@ -3,7 +3,7 @@
 // Pointer, before anything is decoded further. A `null` is never accepted where a value is due.
 import { invalidArgument } from './errors.js';
 import { appendPointer } from './json-pointer.js';
-import { hasMember, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
+import { hasMember, isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 /** A grammar a string member must satisfy, with the phrase used when it does not. */
 export interface StringGrammar {

@@ -1,7 +1,7 @@
 // The closed v1 error taxonomy (wire reference §20) and the one place that renders it. Route
 // code throws HostError; nothing else writes an error body, so a code can never travel with a
 // status or a `retryable` flag the client would find protocol-invalid.
-import type { JsonObject } from './json-value.js';
+import type { JsonObject } from '../common/json-value.js';
 
 export const HOST_ERROR_CODES = [
   'invalid_argument',

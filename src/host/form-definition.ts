@@ -2,9 +2,10 @@
 // document is kept too: its JCS digest is the schemaDigest, and the form-definition route serves
 // its desiredSchema unchanged.
 import { readDeclaredConstraint, type DeclaredConstraint } from './constraints.js';
+import { BINDING_API_VERSION, INTERFACE_API_VERSION, readContractRef, type ContractRef } from './contract-ref.js';
 import { isDefinitionVersion, isFormGroup, isFormKind } from './grammar.js';
 import { pointerTokens } from './json-pointer.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 export const HOST_API_VERSION = 'forms.takoform.com/v1';
 
@@ -27,6 +28,10 @@ export interface FormDefinition {
   readonly immutableFields: readonly string[];
   readonly lifecycleCapabilities: readonly LifecycleCapability[];
   readonly constraints: readonly DeclaredConstraint[];
+  /** Exact InterfaceRefs this Form provides (relation targets may require one). */
+  readonly providedInterfaces: readonly ContractRef[];
+  /** Exact BindingRefs resources of this Form may hold as binding source. */
+  readonly acceptedBindings: readonly ContractRef[];
   /** The complete document as installed (digest input). */
   readonly document: JsonObject;
 }
@@ -65,6 +70,8 @@ export function readFormDefinition(document: JsonValue): FormDefinition {
     immutableFields: readImmutableFields(document.immutableFields),
     lifecycleCapabilities: readCapabilities(document.lifecycleCapabilities),
     constraints: readConstraints(document.constraints),
+    providedInterfaces: readContractRefs(document.providedInterfaces, '/providedInterfaces', INTERFACE_API_VERSION),
+    acceptedBindings: readContractRefs(document.acceptedBindings, '/acceptedBindings', BINDING_API_VERSION),
     document,
   };
 }
@@ -109,6 +116,18 @@ function readConstraints(value: JsonValue | undefined): DeclaredConstraint[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new InvalidFormDefinitionError('/constraints must be an array');
   return value.map((entry, index) => readDeclaredConstraint(entry, `/constraints/${index}`));
+}
+
+function readContractRefs(value: JsonValue | undefined, pointer: string, apiVersion: string): ContractRef[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidFormDefinitionError(`${pointer} must be an array`);
+  return value.map((entry, index) => {
+    const ref = readContractRef(entry);
+    if (ref === undefined || ref.apiVersion !== apiVersion) {
+      throw new InvalidFormDefinitionError(`${pointer}/${index} must be an exact ${apiVersion} reference`);
+    }
+    return ref;
+  });
 }
 
 export function isLifecycleCapability(value: string): value is LifecycleCapability {

@@ -2,7 +2,7 @@
 // stored identity and comparison; there is no partial match anywhere in the Host.
 import { expectMembers, expectObject, expectString, type StringGrammar } from './closed-document.js';
 import { isDefinitionVersion, isDigest, isFormGroup, isFormKind } from './grammar.js';
-import type { JsonObject, JsonValue } from './json-value.js';
+import type { JsonObject, JsonValue } from '../common/json-value.js';
 
 export interface FormRef {
   readonly apiVersion: string;

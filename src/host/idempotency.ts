@@ -2,20 +2,21 @@
 // principal, space and Idempotency-Key; its fingerprint covers method, request-target, the three
 // precondition headers and the exact body bytes. A same-key same-fingerprint request replays the
 // recorded status, ETag and body byte for byte (refusals included); a same-key request with a
-// different fingerprint is invalid_argument. The mutation and its record commit in one
-// transaction. A record that reports a live incarnation is bound to its uid and retired by the
-// store when that incarnation is deleted, so a destroy-then-recreate never replays the old create.
+// different fingerprint is invalid_argument; a duplicate arriving while the first is still
+// executing is resource_busy (retryable). The mutation and its record commit in one transaction.
+// A record that reports a live incarnation is bound to its uid and retired by the store when that
+// incarnation is deleted, so a destroy-then-recreate never replays the old create.
 //
-// There is no in-flight window for `resource_busy`: the lookup, the mutation and the record are
-// one synchronous IMMEDIATE transaction, so a second request with the same key waits for the
-// first to commit and then replays it.
+// The in-flight set lives in memory, not in the database: a crash must not leave a key busy
+// forever, and a crash mid-request leaves no record at all (the transaction never committed).
 import { createHash } from 'node:crypto';
 import { HostError, invalidArgument } from './errors.js';
 import type { HostContext } from './host-context.js';
 import { GENERATION_FENCE_HEADER, IDEMPOTENCY_KEY_HEADER, headerValue, readIdempotencyKey } from './http/preconditions.js';
 import { errorResponse, type HostResponse } from './http/response.js';
 import { requireCaller, type RouteRequest } from './http/route-request.js';
-import type { StoreTransaction } from './store/store.js';
+import type { IdempotencyRecord, StoreTransaction } from './store/store.js';
+import { delay } from './test-switches.js';
 
 export interface IdempotentOutcome {
   readonly response: HostResponse;
@@ -27,41 +28,58 @@ export interface IdempotentOutcome {
  * Runs `execute` at most once per idempotency key. `space` is the space the request addresses,
  * or "" when the request names no valid one (such requests are refused deterministically).
  */
-export function executeIdempotently(
+export async function executeIdempotently(
   host: HostContext,
   request: RouteRequest,
   space: string,
-  execute: (tx: StoreTransaction) => IdempotentOutcome,
-): HostResponse {
+  execute: (tx: StoreTransaction) => Promise<IdempotentOutcome>,
+): Promise<HostResponse> {
   const caller = requireCaller(request);
   const scope = { tenant: caller.tenant, principal: caller.principal, space, key: readIdempotencyKey(request.headers) };
   const fingerprint = requestFingerprint(request);
-  return host.store.transaction((tx) => {
-    const record = tx.findIdempotencyRecord(scope);
-    if (record !== undefined) {
-      if (record.fingerprint !== fingerprint) {
-        throw invalidArgument(
-          `${IDEMPOTENCY_KEY_HEADER} was already used for a different request; send a new key for a new request`,
-          undefined,
-          { header: IDEMPOTENCY_KEY_HEADER },
-        );
+  const inFlightKey = JSON.stringify([scope.tenant, scope.principal, scope.space, scope.key]);
+  const recorded = await host.store.transaction((tx) => tx.findIdempotencyRecord(scope));
+  if (recorded !== undefined) return replay(recorded, fingerprint);
+  // No await between this check and the add: two duplicates cannot both pass.
+  if (host.inFlight.has(inFlightKey)) {
+    throw new HostError('resource_busy', `a request with this ${IDEMPOTENCY_KEY_HEADER} is still executing; retry shortly`, {
+      retryable: true,
+    });
+  }
+  host.inFlight.add(inFlightKey);
+  try {
+    await delay(request.fault.delayMs);
+    return await host.store.transaction(async (tx) => {
+      const record = await tx.findIdempotencyRecord(scope);
+      if (record !== undefined) return replay(record, fingerprint);
+      let outcome: IdempotentOutcome;
+      try {
+        // A refusal undoes whatever the attempt wrote, but is itself recorded and replayed.
+        outcome = await tx.savepoint(() => execute(tx));
+      } catch (error) {
+        if (!(error instanceof HostError)) throw error;
+        outcome = { response: errorResponse(error, request.requestId) };
       }
-      return record.etag === undefined
-        ? { status: record.status, body: record.body }
-        : { status: record.status, etag: record.etag, body: record.body };
-    }
-    let outcome: IdempotentOutcome;
-    try {
-      // A refusal undoes whatever the attempt wrote, but is itself recorded and replayed.
-      outcome = tx.savepoint(() => execute(tx));
-    } catch (error) {
-      if (!(error instanceof HostError)) throw error;
-      outcome = { response: errorResponse(error, request.requestId) };
-    }
-    const { response, boundUid } = outcome;
-    tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid });
-    return response;
-  });
+      const { response, boundUid } = outcome;
+      await tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid });
+      return response;
+    });
+  } finally {
+    host.inFlight.delete(inFlightKey);
+  }
+}
+
+function replay(record: IdempotencyRecord, fingerprint: string): HostResponse {
+  if (record.fingerprint !== fingerprint) {
+    throw invalidArgument(
+      `${IDEMPOTENCY_KEY_HEADER} was already used for a different request; send a new key for a new request`,
+      undefined,
+      { header: IDEMPOTENCY_KEY_HEADER },
+    );
+  }
+  return record.etag === undefined
+    ? { status: record.status, body: record.body }
+    : { status: record.status, etag: record.etag, body: record.body };
 }
 
 /** sha256(method \0 request-target \0 If-Match \0 If-None-Match \0 Takoform-Expected-Generation \0 body). */

@@ -1,26 +1,30 @@
-// Definitions this Host cannot yet serve faithfully are refused at install time, never served
-// half-way: accepting a relation it does not resolve, or answering without the status.outputs an
-// outputSchema requires, would be parsing and ignoring part of the contract. (Unimplemented
-// constraint kinds are refused by constraints.ts while the Definition is read.)
+// Definitions this Host cannot serve faithfully are refused at install time, never served
+// half-way. What is left to refuse: the activation-gating annotation x-takoform-required-entrypoint
+// (family-specific, no v1 generic Form uses it), constraints naming relations the desiredSchema
+// does not declare, and hostAssigned outputs the outputSchema does not declare.
+import { isJsonObject, type JsonValue } from '../common/json-value.js';
+import { constraintRelations } from './constraints.js';
 import type { FormDefinition } from './form-definition.js';
-import { isJsonObject, type JsonValue } from './json-value.js';
+import { pointerTokens } from './json-pointer.js';
+import type { RelationDeclaration } from './relations/relation-declarations.js';
 
-// desiredSchema annotations whose Host obligations (§17) arrive with relation support.
-const UNSUPPORTED_ANNOTATIONS = [
-  'x-takoform-target-formrefs',
-  'x-takoform-required-interface',
-  'x-takoform-binding',
-  'x-takoform-required-entrypoint',
-] as const;
+const UNSUPPORTED_ANNOTATIONS = ['x-takoform-required-entrypoint'] as const;
 
 /** Why this Host cannot serve `definition`, or undefined when it can. */
-export function unservableReason(definition: FormDefinition): string | undefined {
-  if (definition.outputSchema !== undefined) {
-    return 'it declares an outputSchema, and status.outputs is not implemented by this Host yet';
-  }
+export function unservableReason(definition: FormDefinition, relations: readonly RelationDeclaration[]): string | undefined {
   const annotation = findAnnotation(definition.desiredSchema);
-  if (annotation !== undefined) {
-    return `its desiredSchema uses "${annotation}", and relations and bindings are not implemented by this Host yet`;
+  if (annotation !== undefined) return `its desiredSchema uses "${annotation}", which this Host does not implement`;
+  const declared = new Set(relations.map((relation) => relation.relation));
+  for (const constraint of definition.constraints) {
+    const missing = constraintRelations(constraint).find((pointer) => !declared.has(pointer));
+    if (missing !== undefined) return `its ${constraint.kind} constraint names ${missing}, which is not a declared relation`;
+    if (constraint.kind === 'hostAssigned') {
+      const tokens = pointerTokens(constraint.output) ?? [];
+      const properties = definition.outputSchema?.properties;
+      if (tokens.length !== 1 || !isJsonObject(properties) || properties[tokens[0]] === undefined) {
+        return `its hostAssigned constraint names ${constraint.output}, which is not a top-level outputSchema member`;
+      }
+    }
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 // RFC 6901 JSON Pointers: every refusal and diagnostic names the field at fault with one, and
 // Definitions address spec members (constraints, standard-service slots) with them.
-import { hasMember, isJsonObject, type JsonValue } from './json-value.js';
+import { hasMember, isJsonObject, type JsonValue } from '../common/json-value.js';
 
 /** The pointer to `token` inside the value at `base` ("" is the document root). */
 export function appendPointer(base: string, token: string | number): string {
@@ -36,4 +36,24 @@ export function resolvePointer(document: JsonValue, pointer: string): JsonValue 
     }
   }
   return current;
+}
+
+/** Every value a pointer pattern addresses, "*" standing for each element of an array. */
+export function expandPointerPattern(value: JsonValue, pattern: string): { pointer: string; value: JsonValue }[] {
+  const tokens = pointerTokens(pattern) ?? [];
+  const found: { pointer: string; value: JsonValue }[] = [];
+  const step = (current: JsonValue, at: string, index: number): void => {
+    if (index === tokens.length) {
+      found.push({ pointer: at, value: current });
+      return;
+    }
+    const token = tokens[index];
+    if (token === '*' && Array.isArray(current)) {
+      current.forEach((element, position) => step(element, appendPointer(at, position), index + 1));
+    } else if (isJsonObject(current) && hasMember(current, token)) {
+      step(current[token], appendPointer(at, token), index + 1);
+    }
+  };
+  step(value, '', 0);
+  return found;
 }

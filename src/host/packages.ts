@@ -9,7 +9,7 @@ import { parseIJson } from '../common/ijson.js';
 import { describeFormRef, readFormRef, type FormRef } from './form-ref.js';
 import { readFormDefinition, type FormDefinition } from './form-definition.js';
 import { isDigest } from './grammar.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 export const PACKAGE_INDEX_FILE = 'package-index.json';
 export const PACKAGE_INDEX_API_VERSION = 'packages.forms.takoform.com/v1alpha5';

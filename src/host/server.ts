@@ -1,15 +1,21 @@
-// startHost: verifies and installs the Form packages, opens the store, and serves Host API v1
-// over node:http. Plain HTTP is lawful only on a loopback origin (wire reference §2.1), so any
-// other listen address is refused until TLS is supported.
+// startHost: verifies and installs the Form packages (and the Interface and Binding documents
+// beside them), opens the store, and serves Host API v1 over node:http, or node:https when a
+// certificate is configured. Plain HTTP is lawful only on a loopback origin (wire reference
+// §2.1), so a non-loopback listen address is refused unless TLS is configured.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { isIP } from 'node:net';
+import path from 'node:path';
 import { TokenTable, type TokenEntry } from './auth.js';
 import { FormCatalog } from './catalog.js';
+import { loadContractDocuments } from './contract-documents.js';
+import { assertCorpusDigest, corpusDigests } from './corpus-digests.js';
 import { isStandardServiceProtocol } from './grammar.js';
 import type { HostContext } from './host-context.js';
 import { createRequestListener } from './http/dispatch.js';
 import { createRequestIdSource } from './http/request-id.js';
-import { loadFormPackages } from './packages.js';
+import { PACKAGE_INDEX_FILE, loadFormPackages } from './packages.js';
 import { randomUid } from './resources/counters.js';
 import { SqliteHostStore } from './store/sqlite-store.js';
 import type { ResourceAddress } from './store/store.js';
@@ -17,7 +23,7 @@ import type { ResourceAddress } from './store/store.js';
 export type { TokenEntry } from './auth.js';
 
 export interface HostOptions {
-  /** Loopback host (127.0.0.0/8, ::1 or localhost) and port; port 0 picks a free one. */
+  /** Loopback host (127.0.0.0/8, ::1 or localhost), or any host with `tls`; port 0 picks a free one. */
   listen: { host: string; port: number };
   /** SQLite database file, created if missing; ':memory:' for a throwaway Host. */
   dbPath: string;
@@ -26,6 +32,14 @@ export interface HostOptions {
   tokens: TokenEntry[];
   /** Standard-service protocols this Host satisfies; every other protocol is unsatisfiable. */
   satisfiableStandardServices?: string[];
+  /** PEM certificate chain and private key: serve HTTPS (and allow a non-loopback listen address). */
+  tls?: { cert: Buffer | string; key: Buffer | string };
+  /** Kinds ("Kind" or "group/Kind") whose mutations always answer 202 with an Operation. */
+  asyncForms?: string[];
+  /** Polls a fresh Operation answers "pending" before it commits (default 1). */
+  operationPendingPolls?: number;
+  /** Honour the Takoform-Test-* headers and the /_takoform-test/v1 admin routes (default false). */
+  enableTestSwitches?: boolean;
   /** Operator log lines (one per request, plus internal errors). Silent when omitted. */
   log?: (line: string) => void;
   /** Test seam: the clock for condition transition times. */
@@ -44,19 +58,31 @@ export interface RunningHost {
 }
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
-  assertLoopback(options.listen.host);
+  if (options.tls === undefined) assertLoopback(options.listen.host);
   const satisfiable = options.satisfiableStandardServices ?? [];
   const invalidProtocol = satisfiable.find((protocol) => !isStandardServiceProtocol(protocol));
   if (invalidProtocol !== undefined) throw new Error(`"${invalidProtocol}" is not a standard-service protocol identifier`);
 
-  const catalog = FormCatalog.install(loadFormPackages(options.packageDirs));
+  const packages = loadFormPackages(options.packageDirs);
+  const contracts = loadContractDocuments(options.packageDirs);
+  // Where a frozen conformance corpus lists a package or contract document, its digest must match.
+  const expectedDigests = corpusDigests(options.packageDirs);
+  for (const loaded of packages) assertCorpusDigest(expectedDigests, path.join(loaded.directory, PACKAGE_INDEX_FILE), loaded.packageDigest);
+  for (const entry of [...contracts.interfaces, ...contracts.bindings]) assertCorpusDigest(expectedDigests, entry.file, entry.ref.schemaDigest);
+  const catalog = FormCatalog.install(packages);
   const tokens = new TokenTable(options.tokens);
   const store = SqliteHostStore.open(options.dbPath);
   const host: HostContext = {
     catalog,
+    contracts,
     store,
     tokens,
     satisfiableStandardServices: new Set(satisfiable),
+    asyncForms: new Set(options.asyncForms ?? []),
+    operationPendingPolls: options.operationPendingPolls ?? 1,
+    testSwitches: options.enableTestSwitches === true,
+    inFlight: new Set(),
+    mintHandle: (prefix) => `${prefix}_${randomBytes(12).toString('hex')}`,
     now: options.now ?? (() => new Date()),
     mintUid: options.mintUid ?? randomUid,
     nextRequestId: createRequestIdSource(),
@@ -64,11 +90,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   };
 
   let requests = 0;
-  const listener = createRequestListener(host);
-  const server = createServer((req, res) => {
+  const scheme = options.tls === undefined ? 'http' : 'https';
+  const listener = createRequestListener(host, scheme);
+  const onRequest = (req: Parameters<typeof listener>[0], res: Parameters<typeof listener>[1]): void => {
     requests += 1;
     listener(req, res);
-  });
+  };
+  const server: Server = options.tls === undefined ? createServer(onRequest) : createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest);
   // Node closes idle keep-alive sockets after 5 s; clients (undici, fetch) that reuse a
   // pooled socket at that moment see "other side closed". Idle longer than clients do.
   server.keepAliveTimeout = 65_000;
@@ -83,7 +111,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const port = typeof address === 'object' && address !== null ? address.port : options.listen.port;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${formatHost(options.listen.host)}:${port}`,
+    url: `${scheme}://${formatHost(options.listen.host)}:${port}`,
     requestCount: () => requests,
     close: () => {
       closing ??= new Promise<void>((resolve) => {

@@ -4,11 +4,11 @@
 // compile is refused at start-up rather than at the first request.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalJson, sha256Digest } from '../common/digest.js';
-import { checkDeclaredConstraints } from './constraints.js';
-import { materializeDefaults } from './default-materialization.js';
+import { checkSpecConstraints } from './constraints.js';
+import { materializeDefaults } from '../common/json-schema-defaults.js';
 import type { FormDefinition } from './form-definition.js';
 import { appendPointer } from './json-pointer.js';
-import type { JsonObject } from './json-value.js';
+import type { JsonObject } from '../common/json-value.js';
 import type { SpecProblem } from './spec-problem.js';
 
 export interface DesiredSpecCheck {
@@ -45,7 +45,7 @@ export class DesiredSpecChecker {
       return { spec, specDigest, problems: problems.slice(0, MAXIMUM_PROBLEMS) };
     }
     // Constraints assume the shape the schema guarantees, so they run only on a schema-valid spec.
-    return { spec, specDigest, problems: checkDeclaredConstraints(this.definition.constraints, spec) };
+    return { spec, specDigest, problems: checkSpecConstraints(this.definition.constraints, spec) };
   }
 }
 

@@ -4,8 +4,8 @@
 // prepare and apply refuse a required slot whose protocol this Host cannot satisfy.
 import { HostError, invalidArgument } from './errors.js';
 import { isStandardServiceProtocol } from './grammar.js';
-import { appendPointer, pointerTokens } from './json-pointer.js';
-import { hasMember, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
+import { appendPointer, expandPointerPattern } from './json-pointer.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 export const STANDARD_SERVICES_API_VERSION = 'standards.takoform.com/v1';
 const SLOT_ANNOTATION = 'x-takoform-standard-services';
@@ -32,7 +32,7 @@ export function findSlotArrays(desiredSchema: JsonObject): string[] {
 export function collectSlots(slotArrays: readonly string[], spec: JsonObject): StandardServiceSlot[] {
   const slots: StandardServiceSlot[] = [];
   for (const pattern of slotArrays) {
-    for (const { pointer, value } of expandPattern(spec, pattern)) {
+    for (const { pointer, value } of expandPointerPattern(spec, pattern)) {
       if (!Array.isArray(value)) continue;
       value.forEach((element, index) => {
         const slot = readSlot(element, appendPointer(pointer, index));
@@ -80,23 +80,6 @@ function walkSchema(schema: JsonValue | undefined, pointer: string, found: strin
     }
   }
   if (isJsonObject(schema.items)) walkSchema(schema.items, `${pointer}/*`, found);
-}
-
-function* expandPattern(value: JsonValue, pattern: string): Generator<{ pointer: string; value: JsonValue }> {
-  const tokens = pointerTokens(pattern) ?? [];
-  function* step(current: JsonValue, at: string, index: number): Generator<{ pointer: string; value: JsonValue }> {
-    if (index === tokens.length) {
-      yield { pointer: at, value: current };
-      return;
-    }
-    const token = tokens[index];
-    if (token === '*' && Array.isArray(current)) {
-      for (const [position, element] of current.entries()) yield* step(element, appendPointer(at, position), index + 1);
-    } else if (isJsonObject(current) && hasMember(current, token)) {
-      yield* step(current[token], appendPointer(at, token), index + 1);
-    }
-  }
-  yield* step(value, '', 0);
 }
 
 // The schema has already validated the slot shape; anything else is not a slot to judge.

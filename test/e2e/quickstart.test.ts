@@ -23,13 +23,13 @@ async function readOnHost(host: HostProcess, name: string): Promise<{ status: nu
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-describe('quickstart through real tofu', () => {
+describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli) => {
   let host: HostProcess;
   let ws: TofuWorkspace;
 
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')]);
-    ws = createWorkspace(path.join(REPO_ROOT, 'examples/quickstart'), host);
+    ws = createWorkspace(path.join(REPO_ROOT, 'examples/quickstart'), host, 'demo', cli);
   });
   afterAll(async () => {
     await host?.stop();
@@ -124,7 +124,7 @@ describe('quickstart through real tofu', () => {
   it('TF_LOG=trace output carries provider logs but never the token', () => {
     const r = ws.run(['plan', '-input=false', '-no-color'], { TF_LOG: 'trace' });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/provider\.terraform-provider-takoform.*(catalog loaded|provider configured)/);
+    expect(r.stderr).toMatch(/terraform-provider-takoform.*(catalog loaded|provider configured)/);
     expect(r.stdout + r.stderr).not.toContain(host.token);
   });
 

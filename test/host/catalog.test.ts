@@ -1,5 +1,4 @@
 // The installed catalog: exact 4-tuple lookups, and refusing what this Host cannot serve yet.
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FormCatalog } from '../../src/host/catalog.js';
 import { loadFormPackages } from '../../src/host/packages.js';
@@ -27,8 +26,11 @@ describe('FormCatalog', () => {
     expect(catalog.byVersion(RANGE_COUNTER_REF.apiVersion, 'RangeCounter', '0.1.0')?.formRef).toEqual(RANGE_COUNTER_REF);
   });
 
-  it('refuses Definitions whose relations this Host cannot serve yet', () => {
-    const withRelations = loadFormPackages([path.join(EXTERNAL_FAMILY, 'constraint-member')]);
-    expect(() => FormCatalog.install(withRelations)).toThrow(/relations and bindings are not implemented/);
+  it('installs the whole external family, with its relations and outputs', () => {
+    const family = FormCatalog.install(loadFormPackages([EXTERNAL_FAMILY]));
+    expect(family.all()).toHaveLength(20);
+    const sameTarget = family.all().find((form) => form.formRef.kind === 'SameTargetHolder');
+    expect(sameTarget?.relations.map((relation) => relation.relation)).toEqual(['/anchor', '/members/*']);
+    expect(family.all().find((form) => form.formRef.kind === 'AssignedCounter')?.outputs?.hostAssigned).toEqual(['assignedName', 'ordinal']);
   });
 });

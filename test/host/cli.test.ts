@@ -37,6 +37,8 @@ describe('main', () => {
     [['serve', '--bogus']],
     [['run']],
     [['serve', '--listen', 'nonsense', '--db', ':memory:', '--packages', 'p', '--tokens', 't']],
+    [['serve', '--db', ':memory:', '--packages', 'p', '--tokens', 't', '--tls-cert', 'c.pem']],
+    [['serve', '--db', ':memory:', '--packages', 'p', '--tokens', 't', '--operation-pending-polls', '-1']],
   ])('refuses %j with exit code 2', async (argv) => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {

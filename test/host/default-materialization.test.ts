@@ -1,7 +1,7 @@
 // Recursive default materialization (wire reference §7.3, A15).
 import { describe, expect, it } from 'vitest';
-import { materializeDefaults } from '../../src/host/default-materialization.js';
-import type { JsonObject } from '../../src/host/json-value.js';
+import { materializeDefaults } from '../../src/common/json-schema-defaults.js';
+import type { JsonObject } from '../../src/common/json-value.js';
 
 const schema: JsonObject = {
   type: 'object',

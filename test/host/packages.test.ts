@@ -67,10 +67,10 @@ describe('loadFormPackage', () => {
     expect(() => loadFormPackage(copy)).toThrow(/but formRef\.schemaDigest is/);
   });
 
-  it('refuses a Definition declaring a constraint kind the Host does not implement', () => {
-    expect(() => loadFormPackage(path.join(EXTERNAL_FAMILY, 'counter-lease'))).toThrow(
-      /constraint kind "exclusive" is not implemented by this Host/,
-    );
+  it('reads Definitions declaring any of the ten constraint kinds', () => {
+    expect(loadFormPackage(path.join(EXTERNAL_FAMILY, 'counter-lease')).definition.constraints).toEqual([
+      { kind: 'exclusive', reference: '/target', keyedBy: undefined },
+    ]);
     expect(() => loadFormPackage(RANGE_COUNTER_DIR)).not.toThrow();
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DeclaredConstraintError } from '../../src/host/constraints.js';
 import { readFormDefinition } from '../../src/host/form-definition.js';
-import type { JsonValue } from '../../src/host/json-value.js';
+import type { JsonValue } from '../../src/common/json-value.js';
 import { DesiredSpecChecker } from '../../src/host/spec-validation.js';
 import { EXTERNAL_FAMILY, RANGE_COUNTER_DIR, RANGE_SEQUENCE_DIR } from './support/host-harness.js';
 
@@ -46,14 +46,15 @@ describe('DesiredSpecChecker', () => {
 });
 
 describe('readFormDefinition and constraints', () => {
-  it('refuses unimplemented, unknown and malformed constraint entries', () => {
+  it('refuses unknown and malformed constraint entries', () => {
     const base = JSON.parse(readFileSync(path.join(RANGE_COUNTER_DIR, 'definition.json'), 'utf8'));
     const withConstraints = (constraints: unknown) => () => readFormDefinition({ ...base, constraints });
-    expect(withConstraints([{ kind: 'uniqueBy', list: '/rows', member: 'key' }])).toThrow(DeclaredConstraintError);
+    expect(withConstraints([{ kind: 'uniqueBy', list: '/rows' }])).toThrow(DeclaredConstraintError);
+    expect(withConstraints([{ kind: 'sum', list: '/rows', member: 'w', total: 1.5 }])).toThrow(/integer/);
     expect(withConstraints([{ kind: 'someday' }])).toThrow(/not a v1 declared constraint kind/);
     expect(withConstraints([{ kind: 'orderedPair', references: ['/lower', '/lower'] }])).toThrow(/distinct/);
     expect(withConstraints([{ kind: 'orderedPair', references: ['/lower', '/upper'], extra: 1 }])).toThrow(/foreign member/);
-    expect(withConstraints([{ kind: 'orderedPair', references: ['/items/*/a', '/upper'] }])).toThrow(/non-wildcard/);
+    expect(withConstraints([{ kind: 'orderedPair', references: ['/items/*/a', '/upper'] }])).toThrow(/without wildcards/);
   });
 
   it('reads every v1 Definition without a constraint or with only orderedPair', () => {

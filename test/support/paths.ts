@@ -8,6 +8,14 @@ export const GENERIC_FORMS = path.join(SHARED_DATA, 'takoform/conformance/takofo
 export const PROVIDER_BUNDLE = path.join(REPO_ROOT, 'dist/provider/provider.cjs');
 export const HOST_BUNDLE = path.join(REPO_ROOT, 'dist/host/takoform-host.cjs');
 export const TOFU = path.join(REPO_ROOT, '.tools/bin/tofu');
+export const TERRAFORM = path.join(REPO_ROOT, '.tools/bin/terraform');
+
+/** The CLIs the end-to-end suites run through, and how to get each. */
+export const CLIS = {
+  tofu: { binary: TOFU, install: 'run `bash scripts/install-tofu` first' },
+  terraform: { binary: TERRAFORM, install: 'run `bash scripts/install-terraform` first' },
+} as const;
+export type CliName = keyof typeof CLIS;
 
 /** A missing tool is a failure, not a skip: say how to get it. */
 export function requireFile(file: string, howToGetIt: string): string {

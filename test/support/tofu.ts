@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PROVIDER_BUNDLE, requireFile, TOFU } from './paths.js';
+import { CLIS, PROVIDER_BUNDLE, requireFile, type CliName } from './paths.js';
 
 export interface TofuRun {
   readonly code: number;
@@ -23,8 +23,8 @@ export interface TofuWorkspace {
 }
 
 /** `example` is a folder to copy, or a map of file name → content to write. */
-export function createWorkspace(example: string | Record<string, string>, host: { url: string; token: string }, space = 'demo'): TofuWorkspace {
-  requireFile(TOFU, 'run `bash scripts/install-tofu` first');
+export function createWorkspace(example: string | Record<string, string>, host: { url: string; token: string }, space = 'demo', cli: CliName = 'tofu'): TofuWorkspace {
+  const binary = requireFile(CLIS[cli].binary, CLIS[cli].install);
   requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
   const base = mkdtempSync(path.join(tmpdir(), 'takoform-e2e-'));
   const mirror = path.join(base, 'mirror');
@@ -51,7 +51,7 @@ export function createWorkspace(example: string | Record<string, string>, host: 
     TAKOFORM_SPACE: space,
   };
   const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): TofuRun => {
-    const r = spawnSync(TOFU, [...args], { cwd: dir, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(binary, [...args], { cwd: dir, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 120_000 });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
   return {
@@ -65,7 +65,7 @@ export function createWorkspace(example: string | Record<string, string>, host: 
     ok(args, expectedCode = 0) {
       const r = run(args);
       if (r.code !== expectedCode) {
-        throw new Error(`tofu ${args.join(' ')} exited ${r.code} (expected ${expectedCode})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+        throw new Error(`${cli} ${args.join(' ')} exited ${r.code} (expected ${expectedCode})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
       }
       return r;
     },

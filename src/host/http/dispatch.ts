@@ -1,23 +1,38 @@
-// The request pipeline: route → authenticate → query keys → body (size cap, Content-Type,
-// strict I-JSON) → handler → one response. Every failure on the way is a HostError rendered by
-// errorResponse; anything else is logged and answered internal_error.
+// The request pipeline: route → authenticate → test faults → query keys → body (size cap,
+// Content-Type, strict I-JSON) → handler → one response. Every failure on the way is a HostError
+// rendered by errorResponse; anything else is logged and answered internal_error.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonValue } from '../../common/json-value.js';
 import { HostError } from '../errors.js';
 import type { HostContext } from '../host-context.js';
-import type { JsonValue } from '../json-value.js';
 import { ROUTE_TABLE } from '../routes/route-table.js';
+import { delay, injectedError, readFaultPlan } from '../test-switches.js';
 import { readRequestBody } from './body.js';
 import { expectEmptyBody, parseJsonBody } from './json-body.js';
 import { parseQuery } from './query.js';
 import { errorResponse, writeResponse, type HostResponse } from './response.js';
 import { matchRoute } from './router.js';
 
-export function createRequestListener(host: HostContext): (req: IncomingMessage, res: ServerResponse) => void {
+/** What a request produced: an answer, or (drop-after-commit fault) an instruction to hang up. */
+interface Answer {
+  readonly response: HostResponse;
+  readonly drop: boolean;
+}
+
+export function createRequestListener(
+  host: HostContext,
+  scheme: 'http' | 'https',
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const requestId = host.nextRequestId();
-    answer(host, req, requestId)
-      .catch((error: unknown) => errorResponse(asHostError(host, error, requestId), requestId))
-      .then((response) => {
+    answer(host, req, requestId, scheme)
+      .catch((error: unknown): Answer => ({ response: errorResponse(asHostError(host, error, requestId), requestId), drop: false }))
+      .then(({ response, drop }) => {
+        if (drop) {
+          host.log(`${req.method ?? '?'} ${req.url ?? '?'} -> dropped after commit ${requestId}`);
+          req.socket.destroy();
+          return;
+        }
         // A body we stopped reading (too large, or never read) cannot be left on a kept-alive socket.
         if (!req.complete) res.setHeader('Connection', 'close');
         writeResponse(res, response);
@@ -27,7 +42,7 @@ export function createRequestListener(host: HostContext): (req: IncomingMessage,
   };
 }
 
-async function answer(host: HostContext, req: IncomingMessage, requestId: string): Promise<HostResponse> {
+async function answer(host: HostContext, req: IncomingMessage, requestId: string, scheme: 'http' | 'https'): Promise<Answer> {
   const target = req.url ?? '';
   const queryStart = target.indexOf('?');
   const path = queryStart < 0 ? target : target.slice(0, queryStart);
@@ -36,18 +51,22 @@ async function answer(host: HostContext, req: IncomingMessage, requestId: string
   const route = match === undefined ? undefined : ROUTE_TABLE[match.name];
   // Authenticate before admitting that a route exists; only discovery may go without a token.
   const caller = host.tokens.authenticate(req.headers.authorization, route?.authentication ?? 'required');
-  if (match === undefined || route === undefined) {
+  if (match === undefined || route === undefined || (route.testOnly && !host.testSwitches)) {
     throw new HostError('resource_not_found', `no Host API v1 route answers ${method} ${path}`);
   }
+  const fault = readFaultPlan(host, req.headers);
+  if (fault.code !== undefined) throw injectedError(fault.code);
+  // Mutating routes wait inside their idempotency in-flight window instead (idempotency.ts).
+  if (!route.idempotent) await delay(fault.delayMs);
   const query = parseQuery(queryStart < 0 ? '' : target.slice(queryStart + 1), route.queryKeys);
   const rawBody = await readRequestBody(req);
   let body: JsonValue | undefined;
   if (route.body === 'json') {
     body = parseJsonBody(rawBody, req.headers['content-type']);
-  } else {
+  } else if (route.body === 'none') {
     expectEmptyBody(rawBody);
   }
-  return route.handle(host, {
+  const response = await route.handle(host, {
     requestId,
     method,
     target,
@@ -58,7 +77,10 @@ async function answer(host: HostContext, req: IncomingMessage, requestId: string
     rawBody,
     body,
     localEndpoint: formatEndpoint(req.socket.localAddress, req.socket.localPort),
+    scheme,
+    fault,
   });
+  return { response, drop: fault.dropAfterCommit };
 }
 
 function asHostError(host: HostContext, error: unknown, requestId: string): HostError {

@@ -6,7 +6,7 @@
 import { IJsonError, parseIJson } from '../../common/ijson.js';
 import { invalidArgument } from '../errors.js';
 import { appendPointer } from '../json-pointer.js';
-import { isJsonObject, type JsonValue } from '../json-value.js';
+import { isJsonObject, type JsonValue } from '../../common/json-value.js';
 
 /** Parses a required JSON body. */
 export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): JsonValue {

@@ -2,12 +2,14 @@
 // here once; idempotency records keep these exact bytes so a replay is byte-for-byte.
 import type { ServerResponse } from 'node:http';
 import { errorEnvelope, type HostError } from '../errors.js';
-import type { JsonValue } from '../json-value.js';
+import type { JsonValue } from '../../common/json-value.js';
 
 export interface HostResponse {
   readonly status: number;
   /** The strong ETag `"<revision>"` on direct resource answers. */
   readonly etag?: string;
+  /** Retry-After (delta-seconds) on 202 answers and pending Operation polls. */
+  readonly retryAfter?: string;
   /** Serialized JSON; empty for 204. */
   readonly body: Uint8Array;
 }
@@ -35,6 +37,7 @@ export function etagOfRevision(revision: string): string {
 export function writeResponse(res: ServerResponse, response: HostResponse): void {
   res.statusCode = response.status;
   if (response.etag !== undefined) res.setHeader('ETag', response.etag);
+  if (response.retryAfter !== undefined) res.setHeader('Retry-After', response.retryAfter);
   if (response.body.length > 0) {
     // Every body the Host writes is JSON; a 204 carries neither body nor Content-Type.
     res.setHeader('Content-Type', 'application/json');

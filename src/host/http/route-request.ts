@@ -3,7 +3,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from '../auth.js';
 import { HostError } from '../errors.js';
-import type { JsonValue } from '../json-value.js';
+import type { JsonValue } from '../../common/json-value.js';
+import type { FaultPlan } from '../test-switches.js';
 import type { QueryParameters } from './query.js';
 import type { PathParameter, PathParameters } from './router.js';
 
@@ -22,6 +23,10 @@ export interface RouteRequest {
   readonly body: JsonValue | undefined;
   /** host:port of the socket the request arrived on, for when no Host header names the origin. */
   readonly localEndpoint: string;
+  /** "https" when the Host serves TLS. */
+  readonly scheme: 'http' | 'https';
+  /** Test faults selected for this request (always NO_FAULT without --enable-test-switches). */
+  readonly fault: FaultPlan;
 }
 
 export function requireCaller(request: RouteRequest): Caller {

@@ -17,10 +17,24 @@ export type RouteName =
   | 'read'
   | 'delete'
   | 'observe'
+  | 'import'
+  | 'operation'
+  | 'operation-cancel'
   | 'support-forms'
-  | 'support-form';
+  | 'support-form'
+  | 'support-interface'
+  | 'support-binding'
+  | 'support-standard-service'
+  | 'artifact-upload-start'
+  | 'artifact-blob-upload'
+  | 'artifact-commit'
+  | 'artifact-manifest-read'
+  | 'artifact-blob-head'
+  | 'artifact-upload-abandon'
+  | 'test-flip-ready'
+  | 'test-remove';
 
-export type PathParameter = 'group' | 'kind' | 'name' | 'definitionVersion';
+export type PathParameter = 'group' | 'kind' | 'name' | 'definitionVersion' | 'operationId' | 'contractName' | 'version' | 'protocol' | 'uploadId' | 'blobDigest' | 'manifestDigest';
 export type PathParameters = Readonly<Partial<Record<PathParameter, string>>>;
 
 export interface RouteMatch {
@@ -41,7 +55,21 @@ const NAME: Capture = { capture: 'name', test: isResourceName };
 // The version is checked by the route so a malformed one is invalid_argument, not "no route".
 const VERSION: Capture = { capture: 'definitionVersion', test: (segment) => segment.length > 0 };
 
+// Handles and contract names are checked by their routes (malformed is invalid_argument or 404 there).
+const OPERATION_ID: Capture = { capture: 'operationId', test: (segment) => segment.length > 0 };
+const CONTRACT_NAME: Capture = { capture: 'contractName', test: (segment) => segment.length > 0 };
+const CONTRACT_VERSION: Capture = { capture: 'version', test: (segment) => segment.length > 0 };
+const PROTOCOL: Capture = { capture: 'protocol', test: (segment) => segment.length > 0 };
+const UPLOAD_ID: Capture = { capture: 'uploadId', test: (segment) => segment.length > 0 };
+const BLOB_DIGEST: Capture = { capture: 'blobDigest', test: (segment) => segment.length > 0 };
+// Only a digest-shaped segment reads a manifest, so /artifacts/uploads is never one.
+const MANIFEST_DIGEST: Capture = { capture: 'manifestDigest', test: (segment) => segment.startsWith('sha256:') };
+
+/** Test-only admin routes (served only with --enable-test-switches). */
+export const TEST_ADMIN_PATH = '/_takoform-test/v1';
+
 const API = API_ROOT_PATH.slice(1).split('/');
+const TEST_ADMIN = TEST_ADMIN_PATH.slice(1).split('/');
 
 const ROUTES: readonly { method: string; name: RouteName; segments: readonly Segment[] }[] = [
   { method: 'GET', name: 'discovery', segments: DISCOVERY_PATH.slice(1).split('/') },
@@ -55,8 +83,20 @@ const ROUTES: readonly { method: string; name: RouteName; segments: readonly Seg
   { method: 'POST', name: 'observe', segments: [...API, 'resources', GROUP, KIND, NAME, 'observe'] },
   { method: 'GET', name: 'support-forms', segments: [...API, 'support', 'forms'] },
   { method: 'GET', name: 'support-form', segments: [...API, 'support', 'forms', GROUP, KIND, VERSION] },
-  // Not yet served, answered like unknown routes: import, operations, artifacts, and the
-  // interface, binding and standard-service support profiles.
+  { method: 'POST', name: 'import', segments: [...API, 'resources', GROUP, KIND, NAME, 'import'] },
+  { method: 'GET', name: 'operation', segments: [...API, 'operations', OPERATION_ID] },
+  { method: 'POST', name: 'operation-cancel', segments: [...API, 'operations', OPERATION_ID, 'cancel'] },
+  { method: 'GET', name: 'support-interface', segments: [...API, 'support', 'interfaces', CONTRACT_NAME, CONTRACT_VERSION] },
+  { method: 'GET', name: 'support-binding', segments: [...API, 'support', 'bindings', CONTRACT_NAME, CONTRACT_VERSION] },
+  { method: 'GET', name: 'support-standard-service', segments: [...API, 'support', 'standard-services', PROTOCOL] },
+  { method: 'POST', name: 'test-flip-ready', segments: [...TEST_ADMIN, 'flip-ready'] },
+  { method: 'POST', name: 'test-remove', segments: [...TEST_ADMIN, 'remove'] },
+  { method: 'POST', name: 'artifact-upload-start', segments: [...API, 'artifacts', 'uploads'] },
+  { method: 'PUT', name: 'artifact-blob-upload', segments: [...API, 'artifacts', 'uploads', UPLOAD_ID, 'blobs', BLOB_DIGEST] },
+  { method: 'POST', name: 'artifact-commit', segments: [...API, 'artifacts', 'uploads', UPLOAD_ID, 'commit'] },
+  { method: 'DELETE', name: 'artifact-upload-abandon', segments: [...API, 'artifacts', 'uploads', UPLOAD_ID] },
+  { method: 'GET', name: 'artifact-manifest-read', segments: [...API, 'artifacts', MANIFEST_DIGEST] },
+  { method: 'HEAD', name: 'artifact-blob-head', segments: [...API, 'artifacts', 'blobs', BLOB_DIGEST] },
 ];
 
 export function matchRoute(method: string, path: string): RouteMatch | undefined {

@@ -5,7 +5,7 @@ import { hasCapability, type FormCatalog, type InstalledForm } from '../catalog.
 import { HostError } from '../errors.js';
 import { describeFormRef, type FormRef } from '../form-ref.js';
 import type { LifecycleCapability } from '../form-definition.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 import type { DesiredSpecCheck } from '../spec-validation.js';
 import { assertSlotsSatisfiable, collectSlots } from '../standard-services.js';
 

@@ -1,7 +1,6 @@
 // apply (wire reference §11.3): create under If-None-Match: *, or update under a generation
 // fence, spending a prepareDigest that binds exactly this spec, address, tenant and incarnation.
 // Runs inside the idempotent transaction; every refusal happens before the single write.
-import { jcsDigest } from '../../common/digest.js';
 import type { Caller } from '../auth.js';
 import type { InstalledForm } from '../catalog.js';
 import { HostError, invalidArgument } from '../errors.js';
@@ -12,7 +11,6 @@ import type { IdempotentOutcome } from '../idempotency.js';
 import type { DesiredSpecCheck } from '../spec-validation.js';
 import type { ResourceAddress, StoreTransaction, StoredResource } from '../store/store.js';
 import { admitSpec, assertStandardServices, requireCapability, resolveForm } from './admission.js';
-import { FIRST_COUNTER, nextCounter } from './counters.js';
 import { resourceNotFound, type ResourcePath } from './exact-resource.js';
 import {
   agreedGenerationFence,
@@ -23,7 +21,8 @@ import {
 } from './fences.js';
 import { assertBindingSpendable, type BindingSubject } from './prepare-binding.js';
 import type { ApplyRequest } from './resource-request.js';
-import { readyStatus, renderResource } from './resource-representation.js';
+import { renderResource } from './resource-representation.js';
+import { checkWrite, commitWrite } from './resource-write.js';
 import { assertUpdatePermitted } from './update-rules.js';
 
 /** The precondition headers of an apply, already parsed. */
@@ -47,7 +46,7 @@ interface ApplyPlan extends ApplyInput {
   readonly generationFence: string | undefined;
 }
 
-export function applyResource(host: HostContext, tx: StoreTransaction, input: ApplyInput): IdempotentOutcome {
+export async function applyResource(host: HostContext, tx: StoreTransaction, input: ApplyInput): Promise<IdempotentOutcome> {
   const { request, path, preconditions, caller } = input;
   assertBodyMatchesPath(request, path);
   const form = resolveForm(host.catalog, request.formRef);
@@ -64,11 +63,11 @@ export function applyResource(host: HostContext, tx: StoreTransaction, input: Ap
   }
   const address = { tenant: caller.tenant, space: request.space, group: path.group, kind: path.kind, name: path.name };
   const plan: ApplyPlan = { ...input, form, admitted, address, generationFence };
-  const current = tx.findResource(address);
-  return current === undefined ? create(host, tx, plan) : update(tx, plan, current);
+  const current = await tx.findResource(address);
+  return current === undefined ? create(host, tx, plan) : update(host, tx, plan, current);
 }
 
-function create(host: HostContext, tx: StoreTransaction, plan: ApplyPlan): IdempotentOutcome {
+async function create(host: HostContext, tx: StoreTransaction, plan: ApplyPlan): Promise<IdempotentOutcome> {
   const { preconditions, request, form, admitted, address } = plan;
   if (!preconditions.ifNoneMatchStar) {
     // A fenced update of a name nobody holds addresses no resource.
@@ -85,23 +84,14 @@ function create(host: HostContext, tx: StoreTransaction, plan: ApplyPlan): Idemp
     });
   }
   requireCapability(form, 'create');
-  assertBindingSpendable(tx, request.prepareDigest, bindingSubject(plan, undefined));
-  const resource: StoredResource = {
-    address,
-    formRef: form.formRef,
-    packageDigest: form.packageDigest,
-    uid: host.mintUid(address),
-    generation: FIRST_COUNTER,
-    revision: FIRST_COUNTER,
-    spec: admitted.spec,
-    specDigest: admitted.specDigest,
-    status: readyStatus(FIRST_COUNTER, host.now()),
-  };
-  tx.insertResource(resource);
+  await assertBindingSpendable(tx, request.prepareDigest, bindingSubject(plan, undefined));
+  const writePlan = { form, admitted, address, current: undefined };
+  const pins = await checkWrite(host, tx, writePlan);
+  const { resource } = await commitWrite(host, tx, writePlan, pins);
   return { response: jsonResponse(201, renderResource(resource), etagOfRevision(resource.revision)), boundUid: resource.uid };
 }
 
-function update(tx: StoreTransaction, plan: ApplyPlan, current: StoredResource): IdempotentOutcome {
+async function update(host: HostContext, tx: StoreTransaction, plan: ApplyPlan, current: StoredResource): Promise<IdempotentOutcome> {
   const { preconditions, request, form, admitted } = plan;
   if (preconditions.ifNoneMatchStar) {
     // Names are unique per group/kind across definition versions (wire reference §6.1).
@@ -116,33 +106,11 @@ function update(tx: StoreTransaction, plan: ApplyPlan, current: StoredResource):
   checkGenerationFence(current, fence);
   checkRevisionFence(current, preconditions.ifMatchRevision);
   assertUpdatePermitted(form, current, admitted.spec, admitted.specDigest);
-  assertBindingSpendable(tx, request.prepareDigest, bindingSubject(plan, current));
-  const next = updatedResource(current, form, admitted);
-  if (next !== current) tx.updateResource(next);
-  return { response: jsonResponse(200, renderResource(next), etagOfRevision(next.revision)), boundUid: next.uid };
-}
-
-/**
- * Generation moves only when the materialized spec changes; revision moves whenever the rendered
- * representation changes (wire reference §8.3). An identical re-apply returns `current` itself.
- */
-export function updatedResource(current: StoredResource, form: InstalledForm, admitted: DesiredSpecCheck): StoredResource {
-  const specChanged = admitted.specDigest !== current.specDigest;
-  const generation = specChanged ? nextCounter(current.generation) : current.generation;
-  const candidate: StoredResource = {
-    ...current,
-    packageDigest: form.packageDigest,
-    generation,
-    spec: admitted.spec,
-    specDigest: admitted.specDigest,
-    status: specChanged ? { ...current.status, observedGeneration: generation } : current.status,
-  };
-  if (representationDigest(candidate) === representationDigest(current)) return current;
-  return { ...candidate, revision: nextCounter(current.revision) };
-}
-
-function representationDigest(resource: StoredResource): string {
-  return jcsDigest(renderResource({ ...resource, revision: FIRST_COUNTER }));
+  await assertBindingSpendable(tx, request.prepareDigest, bindingSubject(plan, current));
+  const writePlan = { form, admitted, address: current.address, current };
+  const pins = await checkWrite(host, tx, writePlan);
+  const { resource } = await commitWrite(host, tx, writePlan, pins);
+  return { response: jsonResponse(200, renderResource(resource), etagOfRevision(resource.revision)), boundUid: resource.uid };
 }
 
 function bindingSubject(plan: ApplyPlan, target: StoredResource | undefined): BindingSubject {
@@ -156,8 +124,8 @@ function bindingSubject(plan: ApplyPlan, target: StoredResource | undefined): Bi
   };
 }
 
-/** For apply the body restates the path: group, kind and name must agree. */
-function assertBodyMatchesPath(request: ApplyRequest, path: ResourcePath): void {
+/** For apply and import the body restates the path: group, kind and name must agree. */
+export function assertBodyMatchesPath(request: { formRef: { apiVersion: string; kind: string }; name: string }, path: ResourcePath): void {
   if (request.formRef.apiVersion !== path.group) throw invalidArgument('/apiVersion must equal the group in the path', '/apiVersion');
   if (request.formRef.kind !== path.kind) throw invalidArgument('/kind must equal the kind in the path', '/kind');
   if (request.name !== path.name) throw invalidArgument('/metadata/name must equal the name in the path', '/metadata/name');

@@ -38,13 +38,13 @@ export function readExactResourceQuery(caller: Caller, path: ResourcePath, query
 }
 
 /** The installed Form (else form_unknown) and the resource recorded under it (else resource_not_found). */
-export function findExactResource(
+export async function findExactResource(
   host: HostContext,
   tx: StoreTransaction,
   target: ExactResourceTarget,
-): { form: InstalledForm; resource: StoredResource } {
+): Promise<{ form: InstalledForm; resource: StoredResource }> {
   const form = resolveForm(host.catalog, target.formRef);
-  const resource = tx.findResource(target.address);
+  const resource = await tx.findResource(target.address);
   if (resource === undefined || !sameFormRef(resource.formRef, target.formRef)) {
     throw resourceNotFound(target.address);
   }

@@ -7,7 +7,7 @@
 import { canonicalJson, jcsDigest } from '../../common/digest.js';
 import { invalidArgument } from '../errors.js';
 import type { FormRef } from '../form-ref.js';
-import { isJsonObject } from '../json-value.js';
+import { isJsonObject } from '../../common/json-value.js';
 import type { PrepareBinding, StoreTransaction, StoredResource } from '../store/store.js';
 
 export const REFERENCE_HOST_PLAN = 'deterministic-reference-host-plan';
@@ -58,10 +58,10 @@ export function bindingPayload(subject: BindingSubject): PrepareBindingPayload {
 }
 
 /** Stores the binding for `subject` and returns its prepareDigest. */
-export function mintBinding(tx: StoreTransaction, subject: BindingSubject): string {
+export async function mintBinding(tx: StoreTransaction, subject: BindingSubject): Promise<string> {
   const payload = bindingPayload(subject);
   const binding: PrepareBinding = { digest: jcsDigest(payload), tenant: subject.tenant, payload: canonicalJson(payload) };
-  tx.savePrepareBinding(binding);
+  await tx.savePrepareBinding(binding);
   return binding.digest;
 }
 
@@ -69,8 +69,8 @@ export function mintBinding(tx: StoreTransaction, subject: BindingSubject): stri
  * Refuses, with a message saying which, a digest this tenant was never given (or that expired)
  * and a digest that binds anything other than `subject` (substitution, a moved generation).
  */
-export function assertBindingSpendable(tx: StoreTransaction, prepareDigest: string, subject: BindingSubject): void {
-  const stored = tx.findPrepareBinding(prepareDigest, subject.tenant);
+export async function assertBindingSpendable(tx: StoreTransaction, prepareDigest: string, subject: BindingSubject): Promise<void> {
+  const stored = await tx.findPrepareBinding(prepareDigest, subject.tenant);
   if (stored === undefined) {
     throw invalidArgument('review.prepareDigest is unknown or has expired; prepare again', REVIEW_POINTER);
   }

@@ -5,13 +5,14 @@ import type { Caller } from '../auth.js';
 import { HostError } from '../errors.js';
 import { formRefJson, sameFormRef } from '../form-ref.js';
 import type { HostContext } from '../host-context.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 import type { StoreTransaction, StoredResource } from '../store/store.js';
 import { admitSpec, assertStandardServices, requireCapability, resolveForm } from './admission.js';
 import { resourceNotFound } from './exact-resource.js';
 import { checkGenerationFence, requireGenerationFence } from './fences.js';
 import { mintBinding } from './prepare-binding.js';
 import type { ResourceRequest } from './resource-request.js';
+import { checkWrite } from './resource-write.js';
 import { assertUpdatePermitted } from './update-rules.js';
 
 export interface PrepareInput {
@@ -22,7 +23,7 @@ export interface PrepareInput {
 }
 
 /** Returns the closed prepare answer `{resource, review}`. */
-export function prepareResource(host: HostContext, tx: StoreTransaction, input: PrepareInput): JsonObject {
+export async function prepareResource(host: HostContext, tx: StoreTransaction, input: PrepareInput): Promise<JsonObject> {
   const { caller, request, generationFence } = input;
   const form = resolveForm(host.catalog, request.formRef);
   const admitted = admitSpec(form, request.spec);
@@ -34,7 +35,7 @@ export function prepareResource(host: HostContext, tx: StoreTransaction, input: 
     kind: request.formRef.kind,
     name: request.name,
   };
-  const current = tx.findResource(address);
+  const current = await tx.findResource(address);
   let target: StoredResource | undefined;
   if (current === undefined) {
     if (generationFence !== undefined) throw resourceNotFound(address);
@@ -52,7 +53,9 @@ export function prepareResource(host: HostContext, tx: StoreTransaction, input: 
     assertUpdatePermitted(form, current, admitted.spec, admitted.specDigest);
     target = current;
   }
-  const prepareDigest = mintBinding(tx, {
+  // Relations, contracts and every stateful constraint are judged now, and again at apply.
+  await checkWrite(host, tx, { form, admitted, address, current: target });
+  const prepareDigest = await mintBinding(tx, {
     tenant: caller.tenant,
     space: request.space,
     name: request.name,

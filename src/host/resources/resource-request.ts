@@ -11,7 +11,7 @@ import {
 import { invalidArgument } from '../errors.js';
 import { DIGEST_GRAMMAR, FORM_GROUP_GRAMMAR, FORM_KIND_GRAMMAR, readFormRef, type FormRef } from '../form-ref.js';
 import { isCounter, isResourceName, isSpaceId, isUid } from '../grammar.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../common/json-value.js';
 
 export interface ResourceRequest {
   readonly formRef: FormRef;
@@ -59,6 +59,28 @@ export function readApplyRequest(body: JsonValue | undefined): ApplyRequest {
     reviewSpecDigest: optionalString(review, 'specDigest', '/review', DIGEST_GRAMMAR),
     expectedUid: optionalString(document, 'expectedUid', '', UID_GRAMMAR),
     expectedGeneration: optionalString(document, 'expectedGeneration', '', COUNTER_GRAMMAR),
+  };
+}
+
+export interface ImportRequest extends ResourceRequest {
+  /** The Host-native identity being adopted; never echoed. */
+  readonly nativeId: string;
+  /** metadata.generation, which (ambiguity A9) must equal the generation header when both are sent. */
+  readonly metadataGeneration: string | undefined;
+}
+
+const NATIVE_ID_GRAMMAR: StringGrammar = { test: (value) => value.length >= 1 && value.length <= 4096, describe: 'a string of 1-4096 characters' };
+
+/** `importRequest`: resourceCore + nativeId. */
+export function readImportRequest(body: JsonValue | undefined): ImportRequest {
+  const document = expectObject(body, '');
+  expectMembers(document, '', [...CORE_MEMBERS, 'nativeId']);
+  const core = readCore(document);
+  const metadata = expectObject(document.metadata, '/metadata');
+  return {
+    ...core,
+    nativeId: expectString(document, 'nativeId', '', NATIVE_ID_GRAMMAR),
+    metadataGeneration: optionalString(metadata, 'generation', '/metadata', COUNTER_GRAMMAR),
   };
 }
 

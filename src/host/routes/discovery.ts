@@ -9,7 +9,7 @@ import { API_ROOT_PATH } from '../http/router.js';
 export const HOST_API_VERSIONS = ['forms.takoform.com/v1'];
 
 export function handleDiscovery(_host: HostContext, request: RouteRequest): HostResponse {
-  const origin = requestOrigin('http', request.headers.host, request.localEndpoint);
+  const origin = requestOrigin(request.scheme, request.headers.host, request.localEndpoint);
   return jsonResponse(200, {
     api_versions: HOST_API_VERSIONS,
     features: {

@@ -5,7 +5,7 @@ import { DEFINITION_VERSION_GRAMMAR, DIGEST_GRAMMAR, formRefJson } from '../form
 import { requiredQueryValue } from '../http/query.js';
 import { jsonResponse, type HostResponse } from '../http/response.js';
 import { pathParameter, type RouteRequest } from '../http/route-request.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 import { resolveForm } from '../resources/admission.js';
 import { EXACT_RESOURCE_QUERY_KEYS, SPACE_QUERY_GRAMMAR } from '../resources/exact-resource.js';
 

@@ -15,7 +15,7 @@ import type { HostContext } from '../host-context.js';
 import { optionalQueryValue } from '../http/query.js';
 import { jsonResponse, type HostResponse } from '../http/response.js';
 import type { RouteRequest } from '../http/route-request.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 import { SPACE_QUERY_GRAMMAR } from '../resources/exact-resource.js';
 
 export const FORMS_QUERY_KEYS = ['group', 'kind', 'definitionVersion', 'schemaDigest', 'space'] as const;

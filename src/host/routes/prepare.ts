@@ -6,11 +6,11 @@ import { requireCaller, type RouteRequest } from '../http/route-request.js';
 import { prepareResource } from '../resources/prepare-resource.js';
 import { readResourceRequest } from '../resources/resource-request.js';
 
-export function handlePrepare(host: HostContext, request: RouteRequest): HostResponse {
+export async function handlePrepare(host: HostContext, request: RouteRequest): Promise<HostResponse> {
   const input = {
     caller: requireCaller(request),
     request: readResourceRequest(request.body),
     generationFence: readGenerationFence(request.headers),
   };
-  return jsonResponse(200, host.store.transaction((tx) => prepareResource(host, tx, input)));
+  return jsonResponse(200, await host.store.transaction((tx) => prepareResource(host, tx, input)));
 }

@@ -7,9 +7,9 @@ import { findExactResource, readExactResourceQuery } from '../resources/exact-re
 import { renderResource } from '../resources/resource-representation.js';
 import { resourcePath } from './resource-path.js';
 
-export function handleRead(host: HostContext, request: RouteRequest): HostResponse {
+export async function handleRead(host: HostContext, request: RouteRequest): Promise<HostResponse> {
   const target = readExactResourceQuery(requireCaller(request), resourcePath(request), request.query);
-  const { form, resource } = host.store.transaction((tx) => findExactResource(host, tx, target));
+  const { form, resource } = await host.store.transaction((tx) => findExactResource(host, tx, target));
   requireCapability(form, 'read');
   return jsonResponse(200, renderResource(resource), etagOfRevision(resource.revision));
 }

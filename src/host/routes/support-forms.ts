@@ -8,7 +8,7 @@ import { isDefinitionVersion } from '../grammar.js';
 import type { HostContext } from '../host-context.js';
 import { jsonResponse, type HostResponse } from '../http/response.js';
 import { pathParameter, type RouteRequest } from '../http/route-request.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 
 export const SUPPORT_PROFILE_API_VERSION = 'support.takoform.com/v1';
 

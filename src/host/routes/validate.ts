@@ -4,7 +4,7 @@
 import type { HostContext } from '../host-context.js';
 import { jsonResponse, type HostResponse } from '../http/response.js';
 import type { RouteRequest } from '../http/route-request.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 import { resolveForm } from '../resources/admission.js';
 import { readResourceRequest } from '../resources/resource-request.js';
 import type { SpecProblem } from '../spec-problem.js';

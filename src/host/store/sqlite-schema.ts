@@ -47,6 +47,80 @@ const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX idempotency_records_by_bound_uid ON idempotency_records (bound_uid);
   `,
+  // Version 2: relation pins, uniqueness reservations, sequences, operations, artifacts.
+  `
+  CREATE TABLE relations (
+    source_uid        TEXT NOT NULL REFERENCES resources (uid) ON DELETE CASCADE,
+    pointer           TEXT NOT NULL,
+    relation          TEXT NOT NULL,
+    target_tenant     TEXT NOT NULL,
+    target_space      TEXT NOT NULL,
+    target_group      TEXT NOT NULL,
+    target_kind       TEXT NOT NULL,
+    target_name       TEXT NOT NULL,
+    -- No foreign key: a pinned target may vanish out of band, and the pin must say what it was.
+    target_uid        TEXT NOT NULL,
+    target_version    TEXT NOT NULL,
+    target_digest     TEXT NOT NULL,
+    binding_ref       TEXT,
+    PRIMARY KEY (source_uid, pointer)
+  ) STRICT;
+  CREATE INDEX relations_by_target_address ON relations (target_tenant, target_space, target_group, target_kind, target_name);
+  CREATE INDEX relations_by_target_uid ON relations (target_uid);
+
+  -- The primary key is the uniqueness rule: one holder per (tenant, namespace, value).
+  CREATE TABLE reservations (
+    tenant     TEXT NOT NULL,
+    namespace  TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    holder_uid TEXT NOT NULL REFERENCES resources (uid) ON DELETE CASCADE,
+    PRIMARY KEY (tenant, namespace, value)
+  ) STRICT;
+  CREATE INDEX reservations_by_holder ON reservations (holder_uid);
+
+  CREATE TABLE sequences (
+    tenant TEXT NOT NULL,
+    name   TEXT NOT NULL,
+    value  INTEGER NOT NULL,
+    PRIMARY KEY (tenant, name)
+  ) STRICT;
+
+  CREATE TABLE operations (
+    id         TEXT PRIMARY KEY,
+    tenant     TEXT NOT NULL,
+    principal  TEXT NOT NULL,
+    document   TEXT NOT NULL,
+    pending    TEXT,
+    polls_left INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE upload_sessions (
+    id              TEXT PRIMARY KEY,
+    tenant          TEXT NOT NULL,
+    principal       TEXT NOT NULL,
+    manifest_digest TEXT NOT NULL,
+    manifest        TEXT NOT NULL,
+    state           TEXT NOT NULL CHECK (state IN ('open', 'committed', 'abandoned'))
+  ) STRICT;
+  CREATE INDEX upload_sessions_by_manifest ON upload_sessions (tenant, principal, manifest_digest, state);
+
+  -- Bytes are stored once per digest; who may see them is blob_holdings' business.
+  CREATE TABLE blobs (
+    digest TEXT PRIMARY KEY,
+    bytes  BLOB NOT NULL
+  ) STRICT;
+  CREATE TABLE blob_holdings (
+    tenant TEXT NOT NULL,
+    digest TEXT NOT NULL REFERENCES blobs (digest),
+    PRIMARY KEY (tenant, digest)
+  ) STRICT;
+  CREATE TABLE manifest_holdings (
+    tenant          TEXT NOT NULL,
+    manifest_digest TEXT NOT NULL,
+    manifest        TEXT NOT NULL,
+    PRIMARY KEY (tenant, manifest_digest)
+  ) STRICT;
+  `,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,13 +2,20 @@
 // idempotency record that reports it commit in one transaction, so a crash can never leave a
 // created resource without its replay record or a replay record without its resource.
 //
-// The contract is synchronous because better-sqlite3 is, and a synchronous transaction is what
-// makes one request's check-then-write atomic in this single-threaded process. A PostgreSQL store
-// will need `transaction` to return a Promise (serializable isolation plus retry); the route
-// handlers already do all their store work inside one `transaction` call, which keeps that change
-// local to this interface and its callers.
+// DECISION (async interface): the contract is Promise-based, although better-sqlite3 is
+// synchronous. A PostgreSQL driver can only be asynchronous, so a synchronous contract would force
+// a redesign of every caller when that store arrives; an asynchronous one does not. The price is
+// paid inside the SQLite store: one connection cannot interleave two transactions, and an async
+// transaction yields at every `await`, so SqliteHostStore serializes whole transactions with a
+// promise-chain mutex (see sqlite-store.ts). That mutex is also what makes check-and-write of
+// `exclusive`, `claim`, `uniquePair` and import claims atomic; the UNIQUE key of the reservations
+// table is the second, engine-level guard. A PostgreSQL store would run SERIALIZABLE transactions
+// (retrying serialization failures) and keep the same UNIQUE key.
+//
+// Rule for callers: never start a transaction inside another one (the mutex would deadlock), and
+// never await anything but the store inside one (a slow await holds every other writer).
 import type { FormRef } from '../form-ref.js';
-import type { JsonObject } from '../json-value.js';
+import type { JsonObject } from '../../common/json-value.js';
 
 /** The internal resource address (wire reference §3): names are unique per group/kind across versions. */
 export interface ResourceAddress {
@@ -33,6 +40,35 @@ export interface StoredResource {
   readonly specDigest: string;
   /** The wire `status` object (observedGeneration, conditions[, outputs]). */
   readonly status: JsonObject;
+}
+
+/** One resolved relation of a source resource, pinned by target uid and exact FormRef (§17 item 5). */
+export interface RelationPin {
+  /** The concrete pointer in the source spec, e.g. /members/0. */
+  readonly pointer: string;
+  /** The declared relation, with * for array elements, e.g. /members/*. */
+  readonly relation: string;
+  readonly target: ResourceAddress;
+  readonly targetUid: string;
+  readonly targetFormRef: FormRef;
+  /** "name@version" of the Binding a typed binding was resolved against. */
+  readonly bindingRef: string | undefined;
+}
+
+export interface DependentPin extends RelationPin {
+  readonly sourceUid: string;
+}
+
+/**
+ * A uniqueness claim held by one live resource: (tenant, namespace, value) has at most one
+ * holder. Used for `exclusive`, `claim`, `uniquePair` and import nativeId claims; deleting the
+ * holder releases it.
+ */
+export interface Reservation {
+  readonly tenant: string;
+  readonly namespace: string;
+  readonly value: string;
+  readonly holderUid: string;
 }
 
 /** A prepare answer's binding: the canonical payload its prepareDigest is the digest of. */
@@ -66,26 +102,88 @@ export interface IdempotencyRecord {
   readonly boundUid: string | undefined;
 }
 
+/** A long-running Operation (§13), owned by the tenant and principal that started it. */
+export interface StoredOperation {
+  readonly id: string;
+  readonly tenant: string;
+  readonly principal: string;
+  /** The serialized Operation document as last answered; terminal documents replay byte for byte. */
+  readonly document: string;
+  /** The deferred mutation (JSON), until the operation reaches a terminal state. */
+  readonly pending: string | undefined;
+  /** How many more polls answer "pending" before the mutation commits. */
+  readonly pollsLeft: number;
+}
+
+export interface UploadSession {
+  readonly id: string;
+  readonly tenant: string;
+  readonly principal: string;
+  readonly manifestDigest: string;
+  /** Canonical JSON of the manifest. */
+  readonly manifest: string;
+  readonly state: 'open' | 'committed' | 'abandoned';
+}
+
 export interface StoreTransaction {
-  findResource(address: ResourceAddress): StoredResource | undefined;
-  insertResource(resource: StoredResource): void;
+  findResource(address: ResourceAddress): Promise<StoredResource | undefined>;
+  findResourceByUid(uid: string): Promise<StoredResource | undefined>;
+  insertResource(resource: StoredResource): Promise<void>;
   /** Replaces the stored state of the resource with `resource.uid`. */
-  updateResource(resource: StoredResource): void;
-  /** Deletes the incarnation and retires every idempotency record bound to its uid. */
-  deleteResource(uid: string): void;
+  updateResource(resource: StoredResource): Promise<void>;
+  /**
+   * Deletes the incarnation; its relations, reservations and the idempotency records bound to its
+   * uid go with it.
+   */
+  deleteResource(uid: string): Promise<void>;
 
-  findPrepareBinding(digest: string, tenant: string): PrepareBinding | undefined;
-  savePrepareBinding(binding: PrepareBinding): void;
+  /** Replaces every relation pin of `sourceUid`. */
+  replaceRelations(sourceUid: string, pins: readonly RelationPin[]): Promise<void>;
+  relationsOf(sourceUid: string): Promise<RelationPin[]>;
+  /** Pins held by live sources whose target is `address` (any incarnation). */
+  relationsTargetingAddress(address: ResourceAddress): Promise<DependentPin[]>;
+  /** Pins held by live sources on the incarnation `uid`. */
+  relationsTargetingUid(uid: string): Promise<DependentPin[]>;
 
-  findIdempotencyRecord(scope: IdempotencyScope): IdempotencyRecord | undefined;
-  saveIdempotencyRecord(record: IdempotencyRecord): void;
+  findReservation(tenant: string, namespace: string, value: string): Promise<Reservation | undefined>;
+  saveReservation(reservation: Reservation): Promise<void>;
+  reservationsHeldBy(holderUid: string): Promise<Reservation[]>;
+  /** Releases the holder's reservations whose namespace starts with `namespacePrefix`. */
+  releaseReservations(holderUid: string, namespacePrefix: string): Promise<void>;
+
+  /** The next value (1, 2, …) of a per-tenant named sequence. */
+  nextSequence(tenant: string, name: string): Promise<number>;
+
+  findPrepareBinding(digest: string, tenant: string): Promise<PrepareBinding | undefined>;
+  savePrepareBinding(binding: PrepareBinding): Promise<void>;
+
+  findIdempotencyRecord(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined>;
+  saveIdempotencyRecord(record: IdempotencyRecord): Promise<void>;
+
+  findOperation(id: string): Promise<StoredOperation | undefined>;
+  saveOperation(operation: StoredOperation): Promise<void>;
+
+  findUpload(id: string): Promise<UploadSession | undefined>;
+  findOpenUpload(tenant: string, principal: string, manifestDigest: string): Promise<UploadSession | undefined>;
+  saveUpload(upload: UploadSession): Promise<void>;
+  /** Stores blob bytes (deduplicated by digest) without granting any tenant a holding. */
+  saveBlob(digest: string, bytes: Uint8Array): Promise<void>;
+  hasBlobBytes(digest: string): Promise<boolean>;
+  /** Holdings are per tenant: uploading or committing grants one, nothing else does. */
+  holdsBlob(tenant: string, digest: string): Promise<boolean>;
+  grantBlob(tenant: string, digest: string): Promise<void>;
+  findManifest(tenant: string, manifestDigest: string): Promise<string | undefined>;
+  grantManifest(tenant: string, manifestDigest: string, manifest: string): Promise<void>;
 
   /** Runs `work` in a nested savepoint: if it throws, only its own writes are undone. */
-  savepoint<T>(work: () => T): T;
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface HostStore {
-  /** Runs `work` in one serializable transaction; a throw rolls everything back and rethrows. */
-  transaction<T>(work: (tx: StoreTransaction) => T): T;
+  /**
+   * Runs `work` in one serializable transaction; a throw rolls everything back and rethrows.
+   * Transactions never interleave: each starts after the previous one has committed or rolled back.
+   */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   close(): void;
 }

@@ -23,7 +23,8 @@ describe('matchRoute', () => {
     ['GET', `${API}/resources/resources.publisher.example/RangeSequence/Bad_Name`, undefined],
     ['POST', `${API}/resources/resources.publisher.example/RangeSequence/x`, undefined],
     ['GET', `${API}/forms/`, undefined],
-    ['GET', `${API}/operations/op_1`, undefined],
+    ['GET', `${API}/operations/op_1`, 'operation'],
+    ['POST', `${API}/resources/resources.publisher.example/RangeSequence/x/import`, 'import'],
   ];
 
   for (const [method, path, expected] of cases) {

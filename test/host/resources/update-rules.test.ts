@@ -6,7 +6,7 @@ import { jcsDigest } from '../../../src/common/digest.js';
 import { FormCatalog, type InstalledForm } from '../../../src/host/catalog.js';
 import { HostError } from '../../../src/host/errors.js';
 import { readFormDefinition } from '../../../src/host/form-definition.js';
-import type { JsonObject } from '../../../src/host/json-value.js';
+import type { JsonObject } from '../../../src/common/json-value.js';
 import { assertUpdatePermitted } from '../../../src/host/resources/update-rules.js';
 import type { StoredResource } from '../../../src/host/store/store.js';
 import { EXTERNAL_FAMILY, RANGE_COUNTER_DIR, RANGE_SEQUENCE_DIR } from '../support/host-harness.js';

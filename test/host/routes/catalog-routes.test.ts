@@ -165,13 +165,14 @@ describe('support profiles', () => {
   });
 });
 
-describe('routes not served yet', () => {
+describe('unknown routes', () => {
   it('answers resource_not_found 404 for unknown routes and methods', async () => {
     for (const [method, target] of [
-      ['GET', `${API}/operations/op_1`],
       ['PATCH', `${API}/resources/resources.publisher.example/RangeSequence/x`],
       ['GET', `${API}/resources/resources.publisher.example%2Fv1/RangeSequence/x`],
-      ['GET', `${API}/support/standard-services/com.amazonaws.s3`],
+      ['GET', `${API}/artifacts/uploads`],
+      ['GET', `${API}/artifacts/blobs`],
+      ['POST', '/_takoform-test/v1/remove'],
     ]) {
       const answer = await subject.call(method, target);
       expect(answer.status, `${method} ${target}`).toBe(404);

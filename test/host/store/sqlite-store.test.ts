@@ -45,66 +45,66 @@ function record(key: string, boundUid: string | undefined): IdempotencyRecord {
 }
 
 describe('SqliteHostStore', () => {
-  it('round-trips a resource and keeps generation strings beyond 2^53 exact', () => {
+  it('round-trips a resource and keeps generation strings beyond 2^53 exact', async () => {
     const store = SqliteHostStore.open(':memory:');
     const big = { ...resource, generation: '9223372036854775807' };
-    store.transaction((tx) => tx.insertResource(big));
-    expect(store.transaction((tx) => tx.findResource(address))).toEqual(big);
+    await store.transaction((tx) => tx.insertResource(big));
+    expect(await store.transaction((tx) => tx.findResource(address))).toEqual(big);
     store.close();
   });
 
-  it('keeps one name per tenant, space, group and kind across definition versions', () => {
+  it('keeps one name per tenant, space, group and kind across definition versions', async () => {
     const store = SqliteHostStore.open(':memory:');
-    store.transaction((tx) => tx.insertResource(resource));
+    await store.transaction((tx) => tx.insertResource(resource));
     const otherVersion = { ...resource, uid: 'res_2', formRef: { ...resource.formRef, definitionVersion: '0.2.0' } };
-    expect(() => store.transaction((tx) => tx.insertResource(otherVersion))).toThrow(/UNIQUE/);
-    store.transaction((tx) => tx.insertResource({ ...otherVersion, address: { ...address, tenant: 'tenant-b' } }));
+    await expect(store.transaction((tx) => tx.insertResource(otherVersion))).rejects.toThrow(/UNIQUE/);
+    await store.transaction((tx) => tx.insertResource({ ...otherVersion, address: { ...address, tenant: 'tenant-b' } }));
     store.close();
   });
 
-  it('rolls back a savepoint without losing the enclosing transaction', () => {
+  it('rolls back a savepoint without losing the enclosing transaction', async () => {
     const store = SqliteHostStore.open(':memory:');
-    store.transaction((tx) => {
-      tx.saveIdempotencyRecord(record('outer', undefined));
-      expect(() =>
-        tx.savepoint(() => {
-          tx.insertResource(resource);
+    await store.transaction(async (tx) => {
+      await tx.saveIdempotencyRecord(record('outer', undefined));
+      await expect(
+        tx.savepoint(async () => {
+          await tx.insertResource(resource);
           throw new Error('refused');
         }),
-      ).toThrow('refused');
+      ).rejects.toThrow('refused');
     });
-    expect(store.transaction((tx) => tx.findResource(address))).toBeUndefined();
-    expect(store.transaction((tx) => tx.findIdempotencyRecord(record('outer', undefined).scope))).toBeDefined();
+    expect(await store.transaction((tx) => tx.findResource(address))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('outer', undefined).scope))).toBeDefined();
     store.close();
   });
 
-  it('retires idempotency records bound to a deleted incarnation, and only those', () => {
+  it('retires idempotency records bound to a deleted incarnation, and only those', async () => {
     const store = SqliteHostStore.open(':memory:');
-    store.transaction((tx) => {
-      tx.insertResource(resource);
-      tx.saveIdempotencyRecord(record('bound', 'res_1'));
-      tx.saveIdempotencyRecord(record('unbound', undefined));
+    await store.transaction(async (tx) => {
+      await tx.insertResource(resource);
+      await tx.saveIdempotencyRecord(record('bound', 'res_1'));
+      await tx.saveIdempotencyRecord(record('unbound', undefined));
     });
-    store.transaction((tx) => tx.deleteResource('res_1'));
-    expect(store.transaction((tx) => tx.findIdempotencyRecord(record('bound', 'res_1').scope))).toBeUndefined();
-    expect(store.transaction((tx) => tx.findIdempotencyRecord(record('unbound', undefined).scope))).toMatchObject({
+    await store.transaction((tx) => tx.deleteResource('res_1'));
+    expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('bound', 'res_1').scope))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('unbound', undefined).scope))).toMatchObject({
       status: 201,
       etag: '"1"',
     });
     store.close();
   });
 
-  it('persists to a WAL file and refuses a database from a newer schema', () => {
+  it('persists to a WAL file and refuses a database from a newer schema', async () => {
     const file = databasePath();
     const first = SqliteHostStore.open(file);
-    first.transaction((tx) => {
-      tx.insertResource(resource);
-      tx.savePrepareBinding({ digest: `sha256:${'4'.repeat(64)}`, tenant: 'tenant-a', payload: '{}' });
+    await first.transaction(async (tx) => {
+      await tx.insertResource(resource);
+      await tx.savePrepareBinding({ digest: `sha256:${'4'.repeat(64)}`, tenant: 'tenant-a', payload: '{}' });
     });
     first.close();
     const second = SqliteHostStore.open(file);
-    expect(second.transaction((tx) => tx.findResource(address))?.uid).toBe('res_1');
-    expect(second.transaction((tx) => tx.findPrepareBinding(`sha256:${'4'.repeat(64)}`, 'tenant-b'))).toBeUndefined();
+    expect((await second.transaction((tx) => tx.findResource(address)))?.uid).toBe('res_1');
+    expect(await second.transaction((tx) => tx.findPrepareBinding(`sha256:${'4'.repeat(64)}`, 'tenant-b'))).toBeUndefined();
     second.close();
 
     const raw = new Database(file);
@@ -112,5 +112,19 @@ describe('SqliteHostStore', () => {
     raw.pragma('user_version = 99');
     raw.close();
     expect(() => SqliteHostStore.open(file)).toThrow(/newer than this Host/);
+  });
+
+  it('serializes concurrent async transactions: a check-then-write is never interleaved', async () => {
+    const store = SqliteHostStore.open(':memory:');
+    const attempts = Array.from({ length: 10 }, (_, index) =>
+      store.transaction(async (tx) => {
+        if ((await tx.findResource(address)) !== undefined) return false;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await tx.insertResource({ ...resource, uid: `res_${index}` });
+        return true;
+      }),
+    );
+    expect((await Promise.all(attempts)).filter(Boolean)).toHaveLength(1);
+    store.close();
   });
 });

@@ -1,0 +1,72 @@
+// GET {api}/operations/{id} and POST {api}/operations/{id}/cancel (wire reference §13). An
+// Operation belongs to the tenant and principal that started it; anyone else gets
+// operation_not_found, exactly like a never-issued id. A pending Operation answers "pending" with
+// Retry-After for its first polls (--operation-pending-polls), then commits its mutation on the
+// next poll; a terminal document replays byte for byte forever after.
+import { HostError } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+import type { HostResponse } from '../http/response.js';
+import { pathParameter, requireCaller, type RouteRequest } from '../http/route-request.js';
+import type { RouteName } from '../http/router.js';
+import { executeIdempotently } from '../idempotency.js';
+import { RETRY_AFTER_SECONDS } from '../operations/accept-operation.js';
+import { commitDeferred, type MutationPlanner } from '../operations/commit-operation.js';
+import type { DeferredMutation } from '../operations/mutation-plan.js';
+import { failedOperation } from '../operations/operation-document.js';
+import { EXACT_RESOURCE_QUERY_KEYS } from '../resources/exact-resource.js';
+import type { StoreTransaction, StoredOperation } from '../store/store.js';
+import { planApply } from './apply.js';
+import { planDelete } from './delete.js';
+import { planImport } from './import.js';
+
+const OPERATION_ID = /^op_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
+const PLANNERS: Partial<Record<RouteName, MutationPlanner>> = { apply: planApply, import: planImport, delete: planDelete };
+const queryKeysOf = (route: RouteName): readonly string[] => (route === 'delete' ? EXACT_RESOURCE_QUERY_KEYS : []);
+
+export async function handleOperation(host: HostContext, request: RouteRequest): Promise<HostResponse> {
+  const id = operationId(request);
+  return host.store.transaction(async (tx) => {
+    const operation = await ownedOperation(tx, request, id);
+    if (operation.pending === undefined) return documentResponse(operation.document);
+    if (operation.pollsLeft > 0) {
+      await tx.saveOperation({ ...operation, pollsLeft: operation.pollsLeft - 1 });
+      return { ...documentResponse(operation.document), retryAfter: RETRY_AFTER_SECONDS };
+    }
+    const deferred = JSON.parse(operation.pending) as DeferredMutation;
+    const terminal = JSON.stringify(await commitDeferred(host, tx, id, deferred, PLANNERS, queryKeysOf));
+    await tx.saveOperation({ ...operation, document: terminal, pending: undefined, pollsLeft: 0 });
+    return documentResponse(terminal);
+  });
+}
+
+/** Cancelling a pending Operation makes it terminal with operation_cancelled; a terminal one replays. */
+export function handleOperationCancel(host: HostContext, request: RouteRequest): Promise<HostResponse> {
+  const id = operationId(request);
+  return executeIdempotently(host, request, '', async (tx) => {
+    const operation = await ownedOperation(tx, request, id);
+    if (operation.pending === undefined) return { response: documentResponse(operation.document) };
+    const cancelled = failedOperation(id, new HostError('operation_cancelled', 'the operation was cancelled before it committed'), request.requestId);
+    const document = JSON.stringify(cancelled);
+    await tx.saveOperation({ ...operation, document, pending: undefined, pollsLeft: 0 });
+    return { response: documentResponse(document) };
+  });
+}
+
+function operationId(request: RouteRequest): string {
+  const id = pathParameter(request, 'operationId');
+  if (!OPERATION_ID.test(id)) throw new HostError('operation_not_found', 'no operation of yours has this id');
+  return id;
+}
+
+async function ownedOperation(tx: StoreTransaction, request: RouteRequest, id: string): Promise<StoredOperation> {
+  const caller = requireCaller(request);
+  const operation = await tx.findOperation(id);
+  if (operation === undefined || operation.tenant !== caller.tenant || operation.principal !== caller.principal) {
+    throw new HostError('operation_not_found', 'no operation of yours has this id');
+  }
+  return operation;
+}
+
+function documentResponse(document: string): HostResponse {
+  return { status: 200, body: Buffer.from(document, 'utf8') };
+}
