@@ -2,6 +2,7 @@
 // the same key (so the Host replays instead of acting twice), while a new incarnation of the
 // same name (another uid) or another expected generation must never reuse an old key.
 import { createHash } from 'node:crypto';
+import { jcsDigest } from '../common/digest.js';
 import type { FormRef } from './wire-types.js';
 
 export interface IdempotencyInput {
@@ -13,12 +14,13 @@ export interface IdempotencyInput {
   readonly uid: string;
   /** The generation fence sent with the request; "" when none. */
   readonly expectedGeneration: string;
-  /** Exact request body bytes ("" for an empty body). */
+  /** The request body as sent ("" for an empty body); digested in canonical (RFC 8785) form. */
   readonly body: string;
 }
 
 export function deriveIdempotencyKey(input: IdempotencyInput): string {
-  const bodyDigest = createHash('sha256').update(input.body).digest('hex');
+  // Canonical form, so the key depends on what the body means, not on member order.
+  const bodyDigest = input.body === '' ? '' : jcsDigest(JSON.parse(input.body) as unknown);
   const material = JSON.stringify([
     input.operation,
     input.formRef.apiVersion,

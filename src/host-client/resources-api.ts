@@ -90,6 +90,8 @@ export class ResourcesApi {
     if (meta.name !== request.metadata.name || meta.space !== request.metadata.space) r.fail('resource.metadata names another resource');
     if (resource.apiVersion !== request.apiVersion || resource.kind !== request.kind) r.fail('resource apiVersion/kind differ from the request');
     const spec = r.jsonObject(resource.spec, 'resource.spec');
+    const changed = firstChange(request.spec, spec, '');
+    if (changed !== undefined) r.fail(`the echoed spec changes ${changed || '/'}, which was sent; a Host may only add defaults`);
     const review = r.object(o.review, 'review', ['prepareDigest', 'specDigest']);
     const prepareDigest = r.string(review.prepareDigest, 'review.prepareDigest', DIGEST_PATTERN);
     const specDigest = r.string(review.specDigest, 'review.specDigest', DIGEST_PATTERN);
@@ -241,6 +243,30 @@ export class ResourcesApi {
     checkEtag(route, res, resource);
     return { outcome: res.status === 201 ? 'created' : 'updated', resource };
   }
+}
+
+/**
+ * The materialized echo may add defaulted members (ambiguity A1) but must keep every value
+ * that was sent. Returns the JSON Pointer of the first sent value the echo changed.
+ */
+function firstChange(sent: unknown, echoed: unknown, pointer: string): string | undefined {
+  if (Array.isArray(sent)) {
+    if (!Array.isArray(echoed) || echoed.length !== sent.length) return pointer;
+    for (let i = 0; i < sent.length; i++) {
+      const c = firstChange(sent[i], echoed[i], `${pointer}/${i}`);
+      if (c !== undefined) return c;
+    }
+    return undefined;
+  }
+  if (typeof sent === 'object' && sent !== null) {
+    if (typeof echoed !== 'object' || echoed === null || Array.isArray(echoed)) return pointer;
+    for (const [k, v] of Object.entries(sent)) {
+      const c = firstChange(v, (echoed as Record<string, unknown>)[k], `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (c !== undefined) return c;
+    }
+    return undefined;
+  }
+  return sent === echoed ? undefined : pointer;
 }
 
 /** Builds the request document for a resource; `spec` is sent as given. */

@@ -183,3 +183,14 @@ describe('origin validation', () => {
     clients.push(...ok);
   });
 });
+
+describe('prepare echo', () => {
+  it('refuses an echo that changes a value that was sent (defaults may only be added)', async () => {
+    const c = client();
+    await c.discover();
+    proxy.add({ method: 'POST', path: '/resources/prepare', fault: { kind: 'rewrite', body: (b) => b.replace('"upper":2', '"upper":3') } });
+    const e = await c.resources.prepare(req('echo', { lower: 1, upper: 2 })).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ProtocolViolationError);
+    expect((e as Error).message).toMatch(/changes \/upper/);
+  });
+});
