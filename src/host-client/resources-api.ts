@@ -8,7 +8,8 @@ import { DIGEST_PATTERN, readResource, Reader } from './decode.js';
 import { checkEtag, exactQuery, expectEmptyBody, expectStatus, pickRef, resourcePath, type HostConnection } from './connection.js';
 import { deriveIdempotencyKey } from './idempotency.js';
 import { readAccepted, type OperationsApi } from './operations-api.js';
-import { firstHeader, parseRetryAfter, type HttpResponse } from './transport.js';
+import { firstHeader, parseRetryAfter, type HttpRequest, type HttpResponse } from './transport.js';
+import { randomBytes } from 'node:crypto';
 import type { FormRef, JsonObject, PrepareResult, ResourceAddress, ResourceRequest, ResourceResponse } from './wire-types.js';
 
 /** Fences for an apply: exactly one of create or update. */
@@ -124,7 +125,7 @@ export class ResourcesApi {
       expectedGeneration: fence.kind === 'update' ? fence.expectedGeneration : '',
       body: bodyText,
     });
-    const res = await this.conn.transport.send({ route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true });
+    const res = await this.sendKeyed({ route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true });
     const address = { formRef: ref, space: request.metadata.space, name: request.metadata.name };
     const result = await this.mutationResult(route, res, address, fence.kind === 'create' ? [201] : [200], uid || undefined, options);
     if (fence.kind === 'update' && result.resource.metadata.uid !== fence.expectedUid) {
@@ -150,7 +151,7 @@ export class ResourcesApi {
       expectedGeneration: fence.kind === 'existing' ? fence.expectedGeneration : '',
       body: bodyText,
     });
-    const res = await this.conn.transport.send({ route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true });
+    const res = await this.sendKeyed({ route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true });
     return this.mutationResult(route, res, { formRef: ref, space: request.metadata.space, name: request.metadata.name }, [200, 201], uid || undefined, options);
   }
 
@@ -209,7 +210,7 @@ export class ResourcesApi {
     };
     if (fence.ifMatchRevision) headers['if-match'] = `"${fence.ifMatchRevision}"`;
     try {
-      const res = await this.conn.transport.send({
+      const res = await this.sendKeyed({
         route,
         method: 'DELETE',
         path: `${resourcePath(api, address.formRef, address.name)}?${exactQuery(address.formRef, address.space)}`,
@@ -227,6 +228,23 @@ export class ResourcesApi {
     } catch (e) {
       if (e instanceof HostApiError && e.code === 'resource_not_found') return 'absent';
       throw e;
+    }
+  }
+
+  /**
+   * Sends a mutation under its derived Idempotency-Key. Derived keys let a retried or
+   * resumed request replay an outcome that was lost; but a Host replays recorded refusals
+   * too, byte for byte, so a refusal under a derived key may be an old verdict (say, a
+   * dependency that has since gone). A refusal means nothing was mutated, so it is safe to
+   * ask once more under a fresh key and take that answer as the current one.
+   */
+  private async sendKeyed(req: HttpRequest): Promise<HttpResponse> {
+    try {
+      return await this.conn.transport.send(req);
+    } catch (e) {
+      if (!(e instanceof HostApiError) || e.retryable || e.status < 400 || e.status >= 500) throw e;
+      const fresh = `${req.headers!['idempotency-key']}-${randomBytes(8).toString('hex')}`;
+      return this.conn.transport.send({ ...req, headers: { ...req.headers, 'idempotency-key': fresh } });
     }
   }
 

@@ -101,6 +101,23 @@ describe('resource lifecycle and fences', () => {
     expect(await client.resources.delete(addr('life'), { expectedGeneration: '3', uid })).toBe('absent');
   });
 
+  it('does not let a replayed old refusal block a request that would now succeed', async () => {
+    const first = req('reused', { lower: 1, upper: 2 });
+    const second = req('reused', { lower: 1, upper: 9 });
+    // Create bindings are deterministic (no uid or generation to pin), so this one stays valid.
+    const p2 = await client.resources.prepare(second);
+    const p1 = await client.resources.prepare(first);
+    const created = await client.resources.apply({ ...first, spec: p1.spec }, p1, { kind: 'create' });
+    // A create of the taken name is refused; the Host records that refusal under its key.
+    const refused = (await client.resources.apply({ ...second, spec: p2.spec }, p2, { kind: 'create' }).catch((e: unknown) => e)) as HostApiError;
+    expect(refused.code).toBe('generation_conflict');
+    await client.resources.delete(addr('reused'), { expectedGeneration: '1', uid: created.resource.metadata.uid });
+    // The very same create (same derived key) must now be judged afresh, not replayed.
+    const again = await client.resources.apply({ ...second, spec: p2.spec }, p2, { kind: 'create' });
+    expect(again.outcome).toBe('created');
+    expect(again.resource.spec.upper).toBe(9);
+  });
+
   it('never shows another tenant the resource', async () => {
     const r = req('tenant-a-only', { lower: 1, upper: 2 });
     const p = await client.resources.prepare(r);

@@ -6,8 +6,8 @@ import { canonicalJson, jcsDigest } from '../../common/digest.js';
 import { materializeDefaults } from '../../common/json-schema-defaults.js';
 import { formatFormRef, HostApiError, resourceRequest, type HostClient, type JsonObject, type PrepareResult, type ResourceAddress, type ResourceResponse } from '../../host-client/index.js';
 import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
-import { hostFailureDiagnostic, type ResourceContext } from '../diag/host-diagnostics.js';
-import { SpecConversionError, toSpec } from '../schema/form-mapping.js';
+import { hostFailureDiagnostic, pointerToPath, type ResourceContext } from '../diag/host-diagnostics.js';
+import { SpecConversionError, toSpec, type ValueMapping } from '../schema/form-mapping.js';
 import { isObjectValue, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
 import type { FormResourceType } from './form-resource-type.js';
 import { decodePrivate, type PlannedPrivate } from './private-data.js';
@@ -34,6 +34,9 @@ export interface StateResult {
   readonly state: TfObject | null;
   readonly diagnostics: Diagnostic[];
 }
+
+/** How long a delete waits for dependents that are going away in the same run. */
+const DEPENDENCY_WAIT_MS = 10_000;
 
 const COMPUTED_ON_CHANGE = ['generation', 'revision', 'conditions', 'ready', 'outputs_json'] as const;
 
@@ -112,6 +115,14 @@ export async function planResource(rt: FormResourceType, host: HostAccess, prior
   try {
     prepared = await client.resources.prepare(resourceRequest(rt.form.formRef, space, name, spec), prior ? (prior.generation as string) : undefined);
   } catch (e) {
+    if (e instanceof HostApiError && e.code === 'resource_not_found' && refersToRelation(rt, e.pointer)) {
+      // The target is named but not on the Host yet: typically created earlier in this same
+      // run (core orders it first). Plan from the schema; apply prepares again and refuses
+      // then if the target still does not exist.
+      Object.assign(planned, rt.desiredValues(local));
+      markComputedUnknown(planned, !prior);
+      return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics };
+    }
     if (!prior && e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict')) {
       // A create whose name is still held: either the old object of a replacement (deleted
       // before this create is applied) or a real conflict, which apply will report.
@@ -135,6 +146,25 @@ export async function planResource(rt: FormResourceType, host: HostAccess, prior
   };
 }
 
+/** True when a Host pointer (/spec/target, /spec/members/0) lands on a reference attribute. */
+function refersToRelation(rt: FormResourceType, pointer: string | undefined): boolean {
+  if (!pointer) return false;
+  const path = pointerToPath(pointer, rt.fields);
+  if (!path || typeof path[0] !== 'string') return false;
+  let fields = rt.fields;
+  let mapping: ValueMapping | undefined;
+  for (const step of path) {
+    if (typeof step === 'string') {
+      mapping = fields.find((f) => f.attribute === step)?.mapping;
+    } else if (mapping && mapping.kind === 'list') {
+      mapping = mapping.element;
+    }
+    if (!mapping) return false;
+    if (mapping.kind === 'object') fields = mapping.fields;
+  }
+  return mapping?.kind === 'reference' || (mapping?.kind === 'list' && mapping.element.kind === 'reference');
+}
+
 function fail(diagnostic: Diagnostic): PlanResult {
   return { planned: null, requiresReplace: [], diagnostics: [diagnostic] };
 }
@@ -153,15 +183,24 @@ export async function applyResource(
 
   if (planned === null) {
     // Delete, fenced by the generation we last saw; "already gone" is success.
-    try {
-      await client.resources.delete(
-        address(rt, prior!),
-        { expectedGeneration: prior!.generation as string, uid: prior!.uid as string },
-        { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') },
-      );
-      return { state: null, diagnostics: [] };
-    } catch (e) {
-      return { state: prior, diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
+    // A dependent being deleted in the same run (but not ordered before us, e.g. because it
+    // names us by a literal instead of a reference) frees us shortly: wait a little for it.
+    const waitUntil = Date.now() + DEPENDENCY_WAIT_MS;
+    for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+      try {
+        await client.resources.delete(
+          address(rt, prior!),
+          { expectedGeneration: prior!.generation as string, uid: prior!.uid as string },
+          { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') },
+        );
+        return { state: null, diagnostics: [] };
+      } catch (e) {
+        if (e instanceof HostApiError && e.code === 'dependency_in_use' && Date.now() + delay < waitUntil) {
+          await new Promise((r) => setTimeout(r, delay));
+          continue;
+        }
+        return { state: prior, diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
+      }
     }
   }
 
