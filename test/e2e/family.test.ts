@@ -103,16 +103,16 @@ describe('the generic external family through real tofu', () => {
     const packages = readdirSync(GENERIC_FORMS, { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .flatMap((e) => ['--package', path.join(GENERIC_FORMS, e.name)]);
-    const lock = ws.provider(['catalog', 'lock', ...packages]);
+    const lock = await ws.provider(['catalog', 'lock', ...packages]);
     expect(lock.code, lock.stderr).toBe(0);
-    ws.ok(['init', '-input=false', '-no-color']);
+    await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {
     await host?.stop();
   });
 
-  it('locks one resource type per exact Form, disambiguating groups and versions', () => {
-    const r = ws.ok(['providers', 'schema', '-json']);
+  it('locks one resource type per exact Form, disambiguating groups and versions', async () => {
+    const r = await ws.ok(['providers', 'schema', '-json']);
     const types = Object.keys(JSON.parse(r.stdout).provider_schemas['registry.takoform.dev/takoform/takoform'].resource_schemas).sort();
     expect(types).toHaveLength(20);
     for (const t of ['takoform_range_gauge_records', 'takoform_range_gauge_resources', 'takoform_range_counter_v0_1_0', 'takoform_range_counter_v0_2_0', 'takoform_counter_lease_v0_1_0', 'takoform_counter_lease_v0_2_0']) {
@@ -120,33 +120,33 @@ describe('the generic external family through real tofu', () => {
     }
   });
 
-  it('applies a configuration using references, two versions side by side, outputs and a 202 Form; then no changes', () => {
+  it('applies a configuration using references, two versions side by side, outputs and a 202 Form; then no changes', async () => {
     write('main.tf', PROVIDER_BLOCK + BASE);
-    const r = ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const r = await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
     expect(r.stdout).toMatch(/12 added, 0 changed, 0 destroyed/);
-    const out = JSON.parse(ws.ok(['output', '-json']).stdout);
+    const out = JSON.parse((await ws.ok(['output', '-json'])).stdout);
     expect(out.assigned.value.assigned_name).toMatch(/^[a-z0-9.-]+$/);
     expect(out.assigned.value.ordinal).toBeGreaterThanOrEqual(1);
-    expect(ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']).code).toBe(0);
+    expect((await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color'])).code).toBe(0);
   });
 
-  it('updates and keeps the asynchronous (202) Form converged', () => {
+  it('updates and keeps the asynchronous (202) Form converged', async () => {
     write('main.tf', PROVIDER_BLOCK + BASE.replace('upper = 5', 'upper = 6'));
-    ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
-    expect(ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']).code).toBe(0);
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect((await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color'])).code).toBe(0);
   });
 
   for (const [kind, body] of Object.entries(VIOLATIONS)) {
-    it(`refuses a ${kind} violation with a diagnostic that names the resource and the Host code`, () => {
+    it(`refuses a ${kind} violation with a diagnostic that names the resource and the Host code`, async () => {
       let r;
       try {
         write('violation.tf', body);
         if (body.includes('# LOOP')) {
           // Two steps: first create fam-node-3 -> n2 -> n1, then point n1 at fam-node-3.
-          ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+          await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
           write('main.tf', PROVIDER_BLOCK + BASE.replace('resource "takoform_constraint_node" "n1" {\n  name = "fam-node-1"\n}', 'resource "takoform_constraint_node" "n1" {\n  name = "fam-node-1"\n  next = "fam-node-3"\n}'));
         }
-        r = ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
+        r = await ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
       } finally {
         rmSync(path.join(ws.dir, 'violation.tf'));
         write('main.tf', PROVIDER_BLOCK + BASE);
@@ -156,24 +156,24 @@ describe('the generic external family through real tofu', () => {
       expect(text).toMatch(/Host refused: (invalid_argument|generation_conflict)|Value not allowed by the Form/);
       expect(text).toMatch(/with takoform_[a-z0-9_]+\.(bad|n1)/);
       // Back to the base configuration: converges, then plans no changes.
-      ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
-      expect(ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']).code).toBe(0);
+      await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+      expect((await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color'])).code).toBe(0);
     });
   }
 
-  it('explains dependency_in_use when a target is removed while something still refers to it', () => {
+  it('explains dependency_in_use when a target is removed while something still refers to it', async () => {
     const literal = BASE.replace('target = takoform_range_sequence.t.name', 'target = "fam-seq"').replace(/resource "takoform_range_sequence" "t" \{[^}]*\}/, '');
     write('main.tf', PROVIDER_BLOCK + literal);
-    const r = ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const r = await ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toMatch(/Host refused: dependency_in_use/);
     expect(oneLine(r.stderr)).toMatch(/Other resources still refer to this one/);
     write('main.tf', PROVIDER_BLOCK + BASE);
-    ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
   });
 
-  it('destroys everything in dependency order', () => {
-    const r = ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
+  it('destroys everything in dependency order', async () => {
+    const r = await ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
     expect(r.stdout).toMatch(/12 destroyed/);
   });
 });

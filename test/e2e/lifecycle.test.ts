@@ -34,9 +34,9 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')], undefined, ['--standard-service', 'com.amazonaws.s3']);
     ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK }, host, 'demo', cli);
     api = new HostApi(host.url, host.token);
-    const lock = ws.provider(['catalog', 'lock', '--package', path.join(GENERIC_FORMS, 'range-sequence'), '--package', path.join(GENERIC_FORMS, 'range-counter')]);
+    const lock = await ws.provider(['catalog', 'lock', '--package', path.join(GENERIC_FORMS, 'range-sequence'), '--package', path.join(GENERIC_FORMS, 'range-counter')]);
     expect(lock.code, lock.stderr).toBe(0);
-    ws.ok(['init', '-input=false', '-no-color']);
+    await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {
     await host?.stop();
@@ -44,36 +44,36 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
 
   it('plans the Host default, applies, and then has no changes; removing a value resets it', async () => {
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  mode  = "fast"\n}\n`);
-    apply();
+    await apply();
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.mode).toBe('fast');
-    expect(plan().code).toBe(0);
+    expect((await plan()).code).toBe(0);
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
-    const p = plan();
+    const p = await plan();
     expect(p.code).toBe(2);
     expect(p.stdout).toMatch(/~ mode\s+= "fast" -> "safe"/);
-    apply();
+    await apply();
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.mode).toBe('safe');
-    expect(plan().code).toBe(0);
+    expect((await plan()).code).toBe(0);
   });
 
   it('accepts a timeouts block, changes it without touching the Host, and refuses a bad duration', async () => {
     const before = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  timeouts {\n    create = "5m"\n    update = "90s"\n  }\n}\n`);
-    apply();
+    await apply();
     const after = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     expect(after.metadata.revision).toBe(before.metadata.revision);
-    expect(plan().code).toBe(0);
+    expect((await plan()).code).toBe(0);
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  timeouts {\n    update = "soon"\n  }\n}\n`);
-    const bad = ws.run(['validate', '-no-color']);
+    const bad = await ws.run(['validate', '-no-color']);
     expect(bad.code).toBe(1);
     expect(oneLine(bad.stderr)).toMatch(/Invalid duration.*"soon" is not a duration/);
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
-    apply();
+    await apply();
   });
 
-  it('reports an enum violation at validate time, offline, on the right line', () => {
+  it('reports an enum violation at validate time, offline, on the right line', async () => {
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n  mode  = "turbo"\n}\n`);
-    const r = ws.run(['validate', '-no-color'], { TAKOFORM_ENDPOINT: 'http://127.0.0.1:9' });
+    const r = await ws.run(['validate', '-no-color'], { TAKOFORM_ENDPOINT: 'http://127.0.0.1:9' });
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toMatch(/Value not allowed by the Form.*on main\.tf line 11.*must be one of "safe", "fast"/);
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
@@ -88,47 +88,47 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
         `output "uid" { value = data.takoform_resource.a.uid }\n` +
         `output "spec" { value = jsondecode(data.takoform_resource.a.spec_json) }\n`,
     );
-    apply();
-    const out = JSON.parse(ws.ok(['output', '-json']).stdout);
+    await apply();
+    const out = JSON.parse((await ws.ok(['output', '-json'])).stdout);
     expect(out.types.value).toEqual(['takoform_range_counter', 'takoform_range_sequence']);
     expect(out.uid.value).toBe((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.metadata.uid);
     expect(out.spec.value).toEqual({ lower: 1, mode: 'safe', upper: 4 });
-    expect(plan().code).toBe(0);
+    expect((await plan()).code).toBe(0);
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 4\n}\n`);
-    apply();
+    await apply();
   });
 
   it('shows a change made on the Host as drift and puts it back', async () => {
     const before = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 1, upper: 9 }, before.metadata.generation);
-    const p = plan();
+    const p = await plan();
     expect(p.code).toBe(2);
     expect(p.stdout).toMatch(/~ upper\s+= 9 -> 4/);
-    apply();
+    await apply();
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.upper).toBe(4);
   });
 
   it('refuses a saved plan when the resource changed on the Host after it was made', async () => {
     tf(`resource "takoform_range_sequence" "a" {\n  name  = "seq-a"\n  lower = 1\n  upper = 5\n}\n`);
-    ws.ok(['plan', '-input=false', '-no-color', '-out', 'stale.tfplan']);
+    await ws.ok(['plan', '-input=false', '-no-color', '-out', 'stale.tfplan']);
     const current = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 2, upper: 4 }, current.metadata.generation);
-    const r = ws.run(['apply', '-input=false', '-no-color', 'stale.tfplan']);
+    const r = await ws.run(['apply', '-input=false', '-no-color', 'stale.tfplan']);
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toMatch(/generation_conflict|changed on the Host since plan/i);
     // Nothing was overwritten: the Host keeps the out-of-band spec.
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec).toEqual({ lower: 2, mode: 'safe', upper: 4 });
-    apply();
+    await apply();
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body.spec.upper).toBe(5);
   });
 
   it('plans a create when the resource was deleted on the Host', async () => {
     const current = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     expect(await api.delete(RANGE_SEQUENCE_REF, 'seq-a', current.metadata.generation)).toBe(204);
-    const p = plan();
+    const p = await plan();
     expect(p.code).toBe(2);
     expect(p.stdout).toMatch(/takoform_range_sequence\.a will be created/);
-    apply();
+    await apply();
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-a')).status).toBe(200);
   });
 
@@ -136,33 +136,33 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
     const current = (await api.read(RANGE_SEQUENCE_REF, 'seq-a')).body;
     await api.delete(RANGE_SEQUENCE_REF, 'seq-a', current.metadata.generation);
     const recreated = await api.put(RANGE_SEQUENCE_REF, 'seq-a', { lower: 1, upper: 5 });
-    const p = plan();
+    const p = await plan();
     expect(p.code).toBe(1);
     expect(oneLine(p.stderr)).toMatch(/Resource was replaced outside this configuration/);
     expect(oneLine(p.stderr)).toContain(recreated.metadata.uid);
     // Recover as the message says: forget the old incarnation and import the new one.
-    ws.ok(['state', 'rm', 'takoform_range_sequence.a']);
-    ws.ok(['import', '-input=false', '-no-color', 'takoform_range_sequence.a', 'demo/seq-a']);
-    expect(plan().code).toBe(0);
+    await ws.ok(['state', 'rm', 'takoform_range_sequence.a']);
+    await ws.ok(['import', '-input=false', '-no-color', 'takoform_range_sequence.a', 'demo/seq-a']);
+    expect((await plan()).code).toBe(0);
   });
 
   it('replaces the resource when an immutable field changes', async () => {
     const slot = (name: string) => `external_services = [{ name = "${name}", service = { protocol = "com.amazonaws.s3" } }]`;
     tf(`resource "takoform_range_counter" "c" {\n  name  = "counter-c"\n  lower = 1\n  upper = 2\n  ${slot('OBJECTS')}\n}\n`);
-    apply();
+    await apply();
     const first = (await api.read(RANGE_COUNTER_REF, 'counter-c')).body;
     expect(first.spec.externalServices).toEqual([{ name: 'OBJECTS', required: true, service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }]);
-    expect(plan().code).toBe(0);
+    expect((await plan()).code).toBe(0);
     tf(`resource "takoform_range_counter" "c" {\n  name  = "counter-c"\n  lower = 1\n  upper = 2\n  ${slot('MEDIA')}\n}\n`);
-    const p = plan();
+    const p = await plan();
     expect(p.code).toBe(2);
     expect(p.stdout).toMatch(/must be replaced/);
     expect(p.stdout).toMatch(/# forces replacement/);
-    apply();
+    await apply();
     const second = (await api.read(RANGE_COUNTER_REF, 'counter-c')).body;
     expect(second.metadata.uid).not.toBe(first.metadata.uid);
     expect(second.spec.externalServices[0].name).toBe('MEDIA');
-    expect(plan().code).toBe(0);
+    expect((await plan()).code).toBe(0);
   });
 
   if (cli === 'tofu') {
@@ -171,15 +171,15 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
       tf(
         `import {\n  to = takoform_range_sequence.imp\n  identity = {\n    name  = "seq-imported"\n    space = "demo"\n  }\n}\nresource "takoform_range_sequence" "imp" {\n  name  = "seq-imported"\n  lower = 3\n  upper = 6\n}\n`,
       );
-      const r = apply();
+      const r = await apply();
       expect(r.stdout).toMatch(/1 imported/);
-      expect(plan().code).toBe(0);
+      expect((await plan()).code).toBe(0);
     });
   }
 
   it('destroys everything it manages', async () => {
     tf('');
-    apply();
+    await apply();
     expect((await api.read(RANGE_SEQUENCE_REF, 'seq-imported')).status).toBe(404);
     expect((await api.read(RANGE_COUNTER_REF, 'counter-c')).status).toBe(404);
   });

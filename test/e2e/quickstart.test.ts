@@ -35,13 +35,13 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     await host?.stop();
   });
 
-  it('init installs the provider from the mirror', () => {
-    const r = ws.ok(['init', '-input=false', '-no-color']);
+  it('init installs the provider from the mirror', async () => {
+    const r = await ws.ok(['init', '-input=false', '-no-color']);
     expect(r.stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.1\.0/);
   });
 
   it('apply creates the resource on the Host with the default materialized', async () => {
-    const r = ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const r = await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
     expect(r.stdout).toMatch(/1 added, 0 changed, 0 destroyed/);
     const onHost = await readOnHost(host, 'quickstart-range');
     expect(onHost.status).toBe(200);
@@ -55,39 +55,39 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     expect(JSON.stringify(state)).not.toContain(host.token);
   });
 
-  it('a second plan says "No changes" (exit code 0), twice', () => {
+  it('a second plan says "No changes" (exit code 0), twice', async () => {
     for (let i = 0; i < 2; i++) {
-      const r = ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color'], 0);
+      const r = await ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color'], 0);
       expect(r.stdout).toMatch(/No changes/);
     }
   });
 
   it('changing a value updates in place and moves the generation', async () => {
     const before = await readOnHost(host, 'quickstart-range');
-    const plan = ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7']);
+    const plan = await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7']);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/~ upper\s+= 6 -> 7/);
-    ws.ok(['apply', '-auto-approve', '-input=false', '-no-color', '-var', 'upper=7']);
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color', '-var', 'upper=7']);
     const after = await readOnHost(host, 'quickstart-range');
     expect(after.body.spec.upper).toBe(7);
     expect(after.body.metadata.generation).toBe('2');
     expect(after.body.metadata.uid).toBe(before.body.metadata.uid);
-    ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7'], 0);
+    await ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7'], 0);
   });
 
   it('import by SPACE/NAME adopts the Host resource and the next plan is clean', async () => {
     const onHost = await readOnHost(host, 'quickstart-range');
-    ws.ok(['state', 'rm', 'takoform_range_sequence.example']);
-    const r = ws.ok(['import', '-input=false', '-no-color', '-var', 'upper=7', 'takoform_range_sequence.example', 'demo/quickstart-range']);
+    await ws.ok(['state', 'rm', 'takoform_range_sequence.example']);
+    const r = await ws.ok(['import', '-input=false', '-no-color', '-var', 'upper=7', 'takoform_range_sequence.example', 'demo/quickstart-range']);
     expect(r.stdout).toMatch(/Import successful/);
     const state = JSON.parse(readFileSync(path.join(ws.dir, 'terraform.tfstate'), 'utf8'));
     expect(state.resources[0].instances[0].attributes.uid).toBe(onHost.body.metadata.uid);
-    ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7'], 0);
+    await ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-var', 'upper=7'], 0);
   });
 
-  it('a value the provider cannot send exactly is refused at plan with the attribute path', () => {
+  it('a value the provider cannot send exactly is refused at plan with the attribute path', async () => {
     writeFileSync(path.join(ws.dir, 'bad.auto.tfvars'), 'upper = 1.5\n');
-    const r = ws.run(['plan', '-input=false', '-no-color']);
+    const r = await ws.run(['plan', '-input=false', '-no-color']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Invalid value/);
     expect(r.stderr).toMatch(/with takoform_range_sequence\.example/);
@@ -102,7 +102,7 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     );
     let r;
     try {
-      r = ws.run(['plan', '-input=false', '-no-color']);
+      r = await ws.run(['plan', '-input=false', '-no-color']);
     } finally {
       rmSync(path.join(ws.dir, 'counter.tf'));
     }
@@ -121,15 +121,15 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     expect(probe.status).toBe(404);
   });
 
-  it('TF_LOG=trace output carries provider logs but never the token', () => {
-    const r = ws.run(['plan', '-input=false', '-no-color'], { TF_LOG: 'trace' });
+  it('TF_LOG=trace output carries provider logs but never the token', async () => {
+    const r = await ws.run(['plan', '-input=false', '-no-color'], { TF_LOG: 'trace' });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/terraform-provider-takoform.*(catalog loaded|provider configured)/);
     expect(r.stdout + r.stderr).not.toContain(host.token);
   });
 
   it('destroy removes it from the Host', async () => {
-    ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
+    await ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
     const onHost = await readOnHost(host, 'quickstart-range');
     expect(onHost.status).toBe(404);
     expect(onHost.body.error.code).toBe('resource_not_found');

@@ -1,6 +1,6 @@
 // Runs the real `tofu` binary against the provider installed in a private filesystem
 // mirror, with a CLI config of its own (never the user's), and no network access needed.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,11 +15,11 @@ export interface TofuRun {
 export interface TofuWorkspace {
   readonly dir: string;
   readonly env: NodeJS.ProcessEnv;
-  run(args: string[], extraEnv?: NodeJS.ProcessEnv): TofuRun;
+  run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<TofuRun>;
   /** Runs the provider executable itself (e.g. `catalog lock`) in the workspace. */
-  provider(args: string[]): TofuRun;
+  provider(args: string[]): Promise<TofuRun>;
   /** Runs and throws with the output when the exit code is not the expected one. */
-  ok(args: string[], expectedCode?: number): TofuRun;
+  ok(args: string[], expectedCode?: number): Promise<TofuRun>;
 }
 
 /** `example` is a folder to copy, or a map of file name → content to write. */
@@ -50,24 +50,38 @@ export function createWorkspace(example: string | Record<string, string>, host: 
     TAKOFORM_TOKEN: host.token,
     TAKOFORM_SPACE: space,
   };
-  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): TofuRun => {
-    const r = spawnSync(binary, [...args], { cwd: dir, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 120_000 });
-    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-  };
+  // Asynchronous on purpose: a test worker blocked in spawnSync for minutes cannot answer
+  // the test runner, which then reports a spurious worker timeout.
+  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<TofuRun> => runProcess(binary, args, dir, { ...env, ...extraEnv });
   return {
     dir,
     env,
     run,
     provider(args) {
-      const r = spawnSync(process.execPath, [PROVIDER_BUNDLE, ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
-      return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+      return runProcess(process.execPath, [PROVIDER_BUNDLE, ...args], dir, env);
     },
-    ok(args, expectedCode = 0) {
-      const r = run(args);
+    async ok(args, expectedCode = 0) {
+      const r = await run(args);
       if (r.code !== expectedCode) {
         throw new Error(`${cli} ${args.join(' ')} exited ${r.code} (expected ${expectedCode})\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
       }
       return r;
     },
   };
+}
+
+function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<TofuRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
 }

@@ -75,6 +75,7 @@ export class FormResourceType {
           { name: 'conditions', type: T.list(CONDITION_TYPE), computed: true, description: 'Status conditions reported by the Host.' },
           { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
           computedString('outputs_json', 'Canonical JSON of the Host outputs (`status.outputs`), `{}` when the Form has none.'),
+          computedString('pending_operation', 'Id of a Host Operation that accepted a change whose end was not seen yet; the next refresh follows it. Null otherwise.'),
           ...(this.outputFields
             ? [{ name: 'outputs', computed: true, description: 'Host outputs (`status.outputs`), typed from the Form\'s outputSchema.', nested: { nesting: 'SINGLE' as const, attributes: this.outputFields.map(computedAttribute) } }]
             : []),
@@ -102,6 +103,7 @@ export class FormResourceType {
       ['conditions', conditionValues(resource.status.conditions)],
       ['ready', ready?.status === 'True'],
       ['outputs_json', canonicalJson(resource.status.outputs ?? {})],
+      ['pending_operation', null],
       ...(this.outputFields ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const] : []),
       ...Object.entries(this.desiredValues(resource.spec)),
     ]);

@@ -4,12 +4,12 @@
 // layer owns the wire.
 import { canonicalJson, jcsDigest } from '../../common/digest.js';
 import { materializeDefaults } from '../../common/json-schema-defaults.js';
-import { formatFormRef, HostApiError, resourceRequest, type HostClient, type JsonObject, type PrepareResult, type ResourceAddress, type ResourceResponse } from '../../host-client/index.js';
+import { AcceptedOutcomeUnknownError, formatFormRef, HostApiError, resourceRequest, type HostClient, type JsonObject, type PrepareResult, type ResourceAddress, type ResourceResponse } from '../../host-client/index.js';
 import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { hostFailureDiagnostic, pointerToPath, type ResourceContext } from '../diag/host-diagnostics.js';
 import { SpecConversionError, toSpec, type ValueMapping } from '../schema/form-mapping.js';
-import { isObjectValue, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
-import type { FormResourceType } from './form-resource-type.js';
+import { isObjectValue, isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
+import { stateId, type FormResourceType } from './form-resource-type.js';
 import { decodePrivate, type PlannedPrivate } from './private-data.js';
 import { operationTimeout } from './timeouts.js';
 
@@ -38,7 +38,7 @@ export interface StateResult {
 /** How long a delete waits for dependents that are going away in the same run. */
 const DEPENDENCY_WAIT_MS = 10_000;
 
-const COMPUTED_ON_CHANGE = ['generation', 'revision', 'conditions', 'ready', 'outputs_json'] as const;
+const COMPUTED_ON_CHANGE = ['generation', 'revision', 'conditions', 'ready', 'outputs_json', 'pending_operation'] as const;
 
 export async function planResource(rt: FormResourceType, host: HostAccess, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): Promise<PlanResult> {
   if (proposed === null || config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
@@ -199,6 +199,10 @@ export async function applyResource(
           await new Promise((r) => setTimeout(r, delay));
           continue;
         }
+        if (e instanceof AcceptedOutcomeUnknownError) {
+          // Keep the object (with the Operation to follow) so the next run sees the outcome.
+          return { state: objectValue([...Object.entries(prior!), ['pending_operation', e.operationId]]), diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
+        }
         return { state: prior, diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
       }
     }
@@ -240,15 +244,71 @@ export async function applyResource(
     );
     resource = result.resource;
   } catch (e) {
+    if (e instanceof AcceptedOutcomeUnknownError) return pendingState(rt, prior, planned, e);
     return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
   }
   return { state: withTimeouts(rt.stateFromResource(resource), planned.timeouts), diagnostics: readinessWarnings(rt, resource) };
+}
+
+/**
+ * The Host accepted the change (HTTP 202) but its end was not seen within the timeout.
+ * Record what was asked for and the Operation to follow, with a warning, so that the state
+ * never loses a resource the Host may be creating; the next refresh follows the Operation.
+ */
+function pendingState(rt: FormResourceType, prior: TfObject | null, planned: TfObject, e: AcceptedOutcomeUnknownError): StateResult {
+  const known = (v: TfValue | undefined, fallback: TfValue): TfValue => (v === undefined || v === null || isUnknown(v) ? fallback : v);
+  const uid = e.uid ?? (prior?.uid as string | undefined) ?? '';
+  const ref = rt.form.formRef;
+  const state = objectValue(
+    Object.entries(planned).map(([k, v]): [string, TfValue] => {
+      switch (k) {
+        case 'id':
+          return [k, uid ? stateId(planned.space as string, ref.apiVersion, ref.kind, uid) : known(prior?.id, '')];
+        case 'uid':
+          return [k, uid];
+        case 'generation':
+        case 'revision':
+          return [k, known(prior?.[k], '')];
+        case 'conditions':
+          return [k, known(prior?.conditions, [])];
+        case 'ready':
+          return [k, false];
+        case 'outputs_json':
+          return [k, known(prior?.outputs_json, '{}')];
+        case 'outputs':
+          return [k, known(prior?.outputs, null)];
+        case 'pending_operation':
+          return [k, e.operationId];
+        default:
+          return [k, v];
+      }
+    }),
+  );
+  return {
+    state,
+    diagnostics: [
+      warningDiag(
+        'Host still working on the change',
+        `The Host accepted the change to ${rt.typeName} "${planned.name as string}" as operation ${e.operationId}${uid ? ` (uid ${uid})` : ''}, but it had not finished when the wait ended: ${e.causeMessage}. ` +
+          'The state records the operation; the next plan or refresh follows it and shows the result. Raise the `timeouts` block to wait longer.',
+      ),
+    ],
+  };
 }
 
 export async function readResource(rt: FormResourceType, host: HostAccess, current: TfObject): Promise<StateResult> {
   const client = host.client;
   if (!client) return { state: current, diagnostics: [] };
   const ctx = context(rt, current.name as string, current.space as string, current);
+  if (typeof current.pending_operation === 'string') {
+    // Follow the Operation first: while it runs, the state stays as recorded.
+    try {
+      const { operation } = await client.operations.get(current.pending_operation);
+      if (!operation.done) return { state: current, diagnostics: [] };
+    } catch (e) {
+      if (!(e instanceof HostApiError && e.code === 'operation_not_found')) return { state: current, diagnostics: [hostFailureDiagnostic('follow the operation of', e, ctx)] };
+    }
+  }
   let resource: ResourceResponse | undefined;
   try {
     resource = await client.resources.read(address(rt, current));
@@ -256,7 +316,7 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
     return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };
   }
   if (!resource) return { state: null, diagnostics: [] }; // gone: core plans a create
-  if (current.uid !== null && resource.metadata.uid !== current.uid) {
+  if (typeof current.uid === 'string' && current.uid !== '' && resource.metadata.uid !== current.uid) {
     return {
       state: current,
       diagnostics: [
