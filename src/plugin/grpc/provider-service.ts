@@ -16,6 +16,8 @@ import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
 import { ValueCodecError } from '../values/msgpack.js';
 import type { FormResourceType } from '../resource/form-resource-type.js';
 import { decodeObject, encodeDynamic } from './dynamic-value.js';
+import { applyGeneric, GENERIC_SCHEMA, GENERIC_TYPE, GENERIC_TYPE_NAME, importGeneric, planGeneric, readGeneric } from '../resource/generic-resource.js';
+import { moveState } from '../resource/move.js';
 import { DATA_SOURCES, type DataSource } from '../data/data-sources.js';
 import { IDENTITY_ATTRIBUTES, IDENTITY_TYPE, IDENTITY_VERSION, identityOf } from '../resource/identity.js';
 import { objectValue, type TfObject } from '../values/tf-value.js';
@@ -84,17 +86,20 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
 
   return {
     GetMetadata: unary('GetMetadata', () => ({
-      server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
-      resources: [...provider.resourceTypes.keys()].map((type_name) => ({ type_name })),
+      server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: true },
+      resources: [...provider.resourceTypes.keys(), GENERIC_TYPE_NAME].map((type_name) => ({ type_name })),
       data_sources: DATA_SOURCES.map((d) => ({ type_name: d.typeName })),
       diagnostics: diags(provider.loadDiagnostics),
     })),
 
     GetProviderSchema: unary('GetProviderSchema', () => ({
       provider: toProtoSchema(PROVIDER_SCHEMA),
-      resource_schemas: Object.fromEntries([...provider.resourceTypes].map(([name, rt]) => [name, toProtoSchema(rt.schema)])),
+      resource_schemas: {
+        ...Object.fromEntries([...provider.resourceTypes].map(([name, rt]) => [name, toProtoSchema(rt.schema)])),
+        [GENERIC_TYPE_NAME]: toProtoSchema(GENERIC_SCHEMA),
+      },
       data_source_schemas: Object.fromEntries(DATA_SOURCES.map((d) => [d.typeName, toProtoSchema(d.schema)])),
-      server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: false },
+      server_capabilities: { get_provider_schema_optional: true, plan_destroy: false, move_resource_state: true },
       diagnostics: diags(provider.loadDiagnostics),
     })),
 
@@ -132,6 +137,11 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     ValidateResourceConfig: unary('ValidateResourceConfig', async (req) => {
+      if (req.type_name === GENERIC_TYPE_NAME) {
+        const config = decodeObject(req.config, GENERIC_TYPE);
+        const bad = config ? invalidDuration(config.timeouts) : undefined;
+        return { diagnostics: diags(bad ? [errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute])] : []) };
+      }
       const rt = resourceType(req.type_name);
       const config = decodeObject(req.config, rt.valueType);
       if (!config) return { diagnostics: [] };
@@ -142,11 +152,11 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     UpgradeResourceState: unary('UpgradeResourceState', (req) => {
-      const rt = resourceType(req.type_name);
+      const schemaVersion = req.type_name === GENERIC_TYPE_NAME ? GENERIC_SCHEMA.version : resourceType(req.type_name).schema.version;
       const version = Number(req.version);
-      if (version > rt.schema.version) {
+      if (version > schemaVersion) {
         return {
-          diagnostics: diags([errorDiag('State written by a newer provider', `${req.type_name} state has schema version ${version}; this provider writes version ${rt.schema.version}. Upgrade the provider.`)]),
+          diagnostics: diags([errorDiag('State written by a newer provider', `${req.type_name} state has schema version ${version}; this provider writes version ${schemaVersion}. Upgrade the provider.`)]),
         };
       }
       // Same schema version: hand the JSON back untouched. Core decodes it with the current
@@ -155,6 +165,12 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     ReadResource: unary('ReadResource', async (req) => {
+      if (req.type_name === GENERIC_TYPE_NAME) {
+        const current = decodeObject(req.current_state, GENERIC_TYPE);
+        if (!current) return { new_state: encodeDynamic(null, GENERIC_TYPE), diagnostics: [] };
+        const result = await readGeneric(provider, current);
+        return { new_state: encodeDynamic(result.state, GENERIC_TYPE), private: req.private, diagnostics: diags(result.diagnostics) };
+      }
       const rt = resourceType(req.type_name);
       const current = decodeObject(req.current_state, rt.valueType);
       if (!current) return { new_state: encodeDynamic(null, rt.valueType), diagnostics: [] };
@@ -168,6 +184,22 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     PlanResourceChange: unary('PlanResourceChange', async (req) => {
+      if (req.type_name === GENERIC_TYPE_NAME) {
+        const result = await planGeneric(
+          provider,
+          decodeObject(req.prior_state, GENERIC_TYPE),
+          decodeObject(req.proposed_new_state, GENERIC_TYPE),
+          decodeObject(req.config, GENERIC_TYPE),
+          req.prior_private,
+        );
+        if (hasError(result.diagnostics)) return { diagnostics: diags(result.diagnostics) };
+        return {
+          planned_state: encodeDynamic(result.planned, GENERIC_TYPE),
+          requires_replace: result.requiresReplace.map((p) => ({ steps: p.map((st) => ({ attribute_name: String(st) })) })),
+          planned_private: result.private,
+          diagnostics: diags(result.diagnostics),
+        };
+      }
       const rt = resourceType(req.type_name);
       const prior = decodeObject(req.prior_state, rt.valueType);
       const proposed = decodeObject(req.proposed_new_state, rt.valueType);
@@ -184,6 +216,10 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     ApplyResourceChange: unary('ApplyResourceChange', async (req) => {
+      if (req.type_name === GENERIC_TYPE_NAME) {
+        const result = await applyGeneric(provider, decodeObject(req.prior_state, GENERIC_TYPE), decodeObject(req.planned_state, GENERIC_TYPE), req.planned_private);
+        return { new_state: encodeDynamic(result.state, GENERIC_TYPE), private: result.private, diagnostics: diags(result.diagnostics) };
+      }
       const rt = resourceType(req.type_name);
       const prior = decodeObject(req.prior_state, rt.valueType);
       const planned = decodeObject(req.planned_state, rt.valueType);
@@ -196,6 +232,11 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     ImportResourceState: unary('ImportResourceState', async (req) => {
+      if (req.type_name === GENERIC_TYPE_NAME) {
+        const result = await importGeneric(provider, req.id);
+        if (!result.state) return { imported_resources: [], diagnostics: diags(result.diagnostics) };
+        return { imported_resources: [{ type_name: req.type_name, state: encodeDynamic(result.state, GENERIC_TYPE) }], diagnostics: diags(result.diagnostics) };
+      }
       const rt = resourceType(req.type_name);
       const target = importTarget(rt, req.id, req.identity?.identity_data);
       if ('error' in target) return { imported_resources: [], diagnostics: diags([target.error]) };
@@ -228,7 +269,21 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     OpenEphemeralResource: unsupported('OpenEphemeralResource', 'ephemeral resources'),
     RenewEphemeralResource: unsupported('RenewEphemeralResource', 'ephemeral resources'),
     CloseEphemeralResource: unsupported('CloseEphemeralResource', 'ephemeral resources'),
-    MoveResourceState: unsupported('MoveResourceState', '`moved` blocks across resource types yet'),
+    MoveResourceState: unary('MoveResourceState', (req) => {
+      if (!/\/takoform$/.test(req.source_provider_address)) {
+        return { diagnostics: diags([errorDiag('Unsupported move', `The takoform provider can only take over resources it manages; the source is ${req.source_provider_address}.`)]) };
+      }
+      const toGeneric = req.target_type_name === GENERIC_TYPE_NAME;
+      const targetType = toGeneric ? GENERIC_TYPE : resourceType(req.target_type_name).valueType;
+      const typedSource = req.source_type_name === GENERIC_TYPE_NAME ? undefined : provider.resourceTypes.get(req.source_type_name);
+      const result = moveState(req.source_type_name, req.source_state?.json, toGeneric ? { generic: true } : { generic: false, rt: resourceType(req.target_type_name) }, typedSource);
+      if (!result.state) return { diagnostics: diags(result.diagnostics) };
+      return {
+        target_state: encodeDynamic(result.state, targetType),
+        ...(toGeneric ? {} : { target_identity: identityData(resourceType(req.target_type_name), result.state) }),
+        diagnostics: diags(result.diagnostics),
+      };
+    }),
     GenerateResourceConfig: unsupported('GenerateResourceConfig', 'configuration generation yet'),
     CallFunction: (call, callback) => callback(null, { error: { text: `The takoform provider has no function ${JSON.stringify(call.request.name)}.` } }),
     ValidateListResourceConfig: unsupported('ValidateListResourceConfig', 'list resources'),

@@ -237,7 +237,7 @@ function toJson(m: ValueMapping, v: TfValue, path: (string | number)[]): JsonVal
   }
 }
 
-function dynamicToJson(v: TfValue, path: (string | number)[]): JsonValue {
+export function dynamicToJson(v: TfValue, path: (string | number)[] = []): JsonValue {
   if (v instanceof Unknown) throw new SpecConversionError('value is not known yet', path);
   if (v instanceof TfDynamic) return dynamicToJson(v.value, path);
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
