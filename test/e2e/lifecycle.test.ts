@@ -2,7 +2,7 @@
 // packages, defaults without perpetual diffs, resets to default, replacement on an
 // immutable field, drift, out-of-band delete and re-create, a stale saved plan refused by
 // the fence, and import by identity.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostApi, RANGE_COUNTER_REF, RANGE_SEQUENCE_REF } from '../support/host-api.js';
@@ -163,6 +163,26 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
     expect(second.metadata.uid).not.toBe(first.metadata.uid);
     expect(second.spec.externalServices[0].name).toBe('MEDIA');
     expect((await plan()).code).toBe(0);
+  });
+
+  it('imports with an import block by ID, then plans no changes', async () => {
+    await api.put(RANGE_SEQUENCE_REF, 'seq-by-id', { lower: 2, upper: 3 });
+    tf(`import {\n  to = takoform_range_sequence.byid\n  id = "demo/seq-by-id"\n}\nresource "takoform_range_sequence" "byid" {\n  name  = "seq-by-id"\n  lower = 2\n  upper = 3\n}\n`);
+    const r = await apply();
+    expect(r.stdout).toMatch(/1 imported/);
+    expect((await plan()).code).toBe(0);
+    tf('');
+    await apply();
+  });
+
+  it('refuses the negative fixture (an undeclared property) at validate, with its location', async () => {
+    const fixture = JSON.parse(readFileSync(path.join(GENERIC_FORMS, 'range-counter/fixtures/negative-unexpected-property.json'), 'utf8'));
+    const attrs = Object.entries(fixture).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`).join('\n');
+    tf(`resource "takoform_range_counter" "neg" {\n  name = "neg"\n${attrs}\n}\n`);
+    const r = await ws.run(['validate', '-no-color']);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(/Unsupported argument.*on main\.tf line \d+, in resource "takoform_range_counter" "neg".*unexpected/);
+    tf('');
   });
 
   if (cli === 'tofu') {
