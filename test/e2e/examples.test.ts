@@ -1,0 +1,71 @@
+// Every example under examples/ is really applied, through both CLIs, the way CI users run
+// them: fmt -check, init, validate, apply, a clean re-plan, destroy. Each example's committed
+// catalog lock must equal what `catalog lock` writes against the Host it is made for.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostApi } from '../support/host-api.js';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
+
+interface ExampleRecipe {
+  /** Form packages of the Host the example is written for. */
+  readonly packages: readonly string[];
+  /** Out-of-band state the example expects (e.g. something to import). */
+  setup?(api: HostApi): Promise<void>;
+}
+
+const RANGE_GAUGE = {
+  apiVersion: 'resources.publisher.example',
+  kind: 'RangeGauge',
+  definitionVersion: '0.1.0',
+  schemaDigest: JSON.parse(readFileSync(path.join(GENERIC_FORMS, 'range-gauge/package-index.json'), 'utf8')).formRef.schemaDigest as string,
+};
+
+const EXAMPLES: Record<string, ExampleRecipe> = {
+  quickstart: { packages: ['range-sequence', 'range-counter'] },
+  platform: {
+    packages: ['range-sequence', 'counter-reservation', 'range-counter', 'range-gauge'],
+    setup: async (api) => {
+      await api.put(RANGE_GAUGE, 'staging-legacy-gauge', { lower: 0, upper: 100 });
+    },
+  },
+};
+
+for (const [example, recipe] of Object.entries(EXAMPLES)) {
+  describe.each(['tofu', 'terraform'] as const)(`examples/${example} through %s`, (cli) => {
+    let host: HostProcess;
+    let ws: TofuWorkspace;
+    const packageArgs = recipe.packages.flatMap((p) => ['--package', path.join(GENERIC_FORMS, p)]);
+
+    beforeAll(async () => {
+      host = await startHostProcess(recipe.packages.map((p) => path.join(GENERIC_FORMS, p)));
+      ws = createWorkspace(path.join(REPO_ROOT, 'examples', example), host, 'demo', cli);
+      await recipe.setup?.(new HostApi(host.url, host.token));
+    });
+    afterAll(async () => {
+      await host?.stop();
+    });
+
+    it('is formatted, and its catalog lock is what catalog lock writes', async () => {
+      expect((await ws.run(['fmt', '-check', '-recursive', '-no-color'])).code).toBe(0);
+      const committed = readFileSync(path.join(ws.dir, '.takoform.lock.json'), 'utf8');
+      const lock = await ws.provider(['catalog', 'lock', ...packageArgs]);
+      expect(lock.code, lock.stderr).toBe(0);
+      expect(readFileSync(path.join(ws.dir, '.takoform.lock.json'), 'utf8')).toBe(committed);
+    });
+
+    it('initializes and validates', async () => {
+      await ws.ok(['init', '-input=false', '-no-color']);
+      await ws.ok(['validate', '-no-color']);
+    });
+
+    it('applies, re-plans with no changes, and destroys', async () => {
+      await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+      const replan = await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']);
+      expect(replan.code, replan.stdout).toBe(0);
+      await ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
+    });
+  });
+}
