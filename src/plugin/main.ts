@@ -2,9 +2,10 @@
 // handshake line before anything else can print (any earlier byte breaks the handshake,
 // G10), SIGINT is ignored (core stops us with StopProvider and lets in-flight applies
 // finish, G17), and an uncaught exception is reported as "panic:" so core shows it (G13).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { formatCatalog } from './catalog/catalog-file.js';
+import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
+import { generateDocs } from './docs/generate-docs.js';
 import { lockCatalog } from './catalog/lock.js';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
 import { installProvider, PROVIDER_SOURCE } from './install.js';
@@ -23,6 +24,8 @@ running it directly does nothing useful. Commands for people:
                                 write the Form catalog (.takoform.lock.json) from a Host;
                                 --package adds role, immutable fields and output schema
                                 from verified Form Packages; the token is read from TAKOFORM_TOKEN
+  docs [--catalog FILE] [--out DIR]
+                                write Registry-style docs for the catalog's resource types
   version                       print the version
 `;
 
@@ -43,6 +46,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'catalog' && rest[0] === 'lock') {
     return catalogLock(rest.slice(1), realStdoutWrite);
+  }
+  if (command === 'docs') {
+    return writeDocs(rest, realStdoutWrite);
   }
   if (command === 'help' || command === '--help' || command === '-h') {
     realStdoutWrite(USAGE);
@@ -87,6 +93,24 @@ async function catalogLock(args: readonly string[], out: (s: string) => void): P
     return 0;
   } catch (e) {
     process.stderr.write(`catalog lock failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}
+
+function writeDocs(args: readonly string[], out: (s: string) => void): number {
+  const catalogFile = path.resolve(flag(args, '--catalog') ?? '.takoform.lock.json');
+  const dir = path.resolve(flag(args, '--out') ?? 'docs');
+  try {
+    const catalog = parseCatalog(readFileSync(catalogFile), catalogFile);
+    const pages = generateDocs(catalog, path.basename(catalogFile));
+    for (const page of pages) {
+      mkdirSync(path.dirname(path.join(dir, page.path)), { recursive: true });
+      writeFileSync(path.join(dir, page.path), page.content);
+    }
+    out(`wrote ${pages.length} pages into ${dir}\n`);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`docs failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
 }

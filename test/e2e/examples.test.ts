@@ -56,7 +56,11 @@ for (const [example, recipe] of Object.entries(EXAMPLES)) {
       expect(readFileSync(path.join(ws.dir, '.takoform.lock.json'), 'utf8')).toBe(committed);
     });
 
-    it('initializes and validates', async () => {
+    it('locks the provider from the mirror, initializes against that lock, and validates', async () => {
+      await ws.ok(['init', '-input=false', '-no-color']); // installs modules, which providers lock needs
+      const lock = await ws.ok(['providers', 'lock', '-no-color', `-fs-mirror=${ws.mirror}`, `-platform=${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`, 'registry.takoform.dev/takoform/takoform']);
+      expect(lock.stdout + lock.stderr).toMatch(/Obtained registry\.takoform\.dev\/takoform\/takoform checksums/);
+      expect(readFileSync(path.join(ws.dir, '.terraform.lock.hcl'), 'utf8')).toMatch(/provider "registry\.takoform\.dev\/takoform\/takoform"[\s\S]*version\s+= "0\.1\.0"[\s\S]*"h1:[A-Za-z0-9+/=]+"/);
       await ws.ok(['init', '-input=false', '-no-color']);
       await ws.ok(['validate', '-no-color']);
     });

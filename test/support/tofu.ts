@@ -14,6 +14,8 @@ export interface TofuRun {
 
 export interface TofuWorkspace {
   readonly dir: string;
+  /** The filesystem mirror the provider was installed into. */
+  readonly mirror: string;
   readonly env: NodeJS.ProcessEnv;
   run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<TofuRun>;
   /** Runs the provider executable itself (e.g. `catalog lock`) in the workspace. */
@@ -55,6 +57,7 @@ export function createWorkspace(example: string | Record<string, string>, host: 
   const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<TofuRun> => runProcess(binary, args, dir, { ...env, ...extraEnv });
   return {
     dir,
+    mirror,
     env,
     run,
     provider(args) {

@@ -54,10 +54,24 @@ function mapProperties(schema: JsonSchema, nameOf: (property: string) => string)
       required: required.includes(property) && !hasConst && !('default' in sub),
       hostFilled: 'default' in sub || hasConst,
       ...(hasConst ? { constValue: sub.const as JsonValue } : {}),
-      ...(typeof sub.description === 'string' ? { description: sub.description } : {}),
+      ...(typeof sub.description === 'string' ? { description: sub.description } : describeConstraints(property, sub)),
     };
     return field;
   });
+}
+
+/** A description from the schema's own rules, for properties that carry none. */
+function describeConstraints(property: string, schema: JsonSchema): { description?: string } {
+  const parts: string[] = [];
+  if (Array.isArray(schema.enum)) parts.push(`One of ${schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(', ')}.`);
+  if ('const' in schema) parts.push(`Always \`${JSON.stringify(schema.const)}\` (filled in when left out).`);
+  if ('default' in schema) parts.push(`Default \`${JSON.stringify(schema.default)}\`, filled in by the Host when left out.`);
+  if (typeof schema.minimum === 'number' || typeof schema.maximum === 'number') parts.push(`Between ${schema.minimum ?? '-∞'} and ${schema.maximum ?? '∞'}.`);
+  if (typeof schema.pattern === 'string') parts.push(`Matches \`${schema.pattern}\`.`);
+  if (typeof schema.maxLength === 'number') parts.push(`At most ${schema.maxLength} characters.`);
+  if (typeof schema.maxItems === 'number') parts.push(`At most ${schema.maxItems} items.`);
+  if (schema.type === 'integer') parts.push('A whole number.');
+  return parts.length ? { description: `\`${property}\` in the Form's spec. ${parts.join(' ')}` } : { description: `\`${property}\` in the Form's spec.` };
 }
 
 export function mapValue(schema: JsonSchema): ValueMapping {
@@ -130,8 +144,9 @@ export function fieldAttribute(field: FieldMapping): TfAttribute {
   const flags = field.required ? { required: true } : field.hostFilled ? { optional: true, computed: true } : { optional: true };
   const m = field.mapping;
   const description =
-    field.description ??
-    (m.kind === 'reference' ? `Name of the ${m.targetKind} (\`${m.targetGroup}\`) this resource refers to, in the same space. Refer to the other resource's \`name\` attribute to order the two.` : '');
+    m.kind === 'reference'
+      ? `Name of the ${m.targetKind} (\`${m.targetGroup}\`) this resource refers to, in the same space. Refer to the other resource's \`name\` attribute to order the two.`
+      : (field.description ?? '');
   if (m.kind === 'object') return { name: field.attribute, nested: { nesting: 'SINGLE', attributes: m.fields.map(fieldAttribute) }, description, ...flags };
   if (m.kind === 'list' && m.element.kind === 'object') {
     return { name: field.attribute, nested: { nesting: 'LIST', attributes: m.element.fields.map(fieldAttribute) }, description, ...flags };
