@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
 import { generateDocs } from './docs/generate-docs.js';
+import { writeCdktfBindings } from './cdktf/bindings.js';
 import { lockCatalog } from './catalog/lock.js';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
 import { installProvider, PROVIDER_SOURCE } from './install.js';
@@ -24,6 +25,9 @@ running it directly does nothing useful. Commands for people:
                                 write the Form catalog (.takoform.lock.json) from a Host;
                                 --package adds role, immutable fields and output schema
                                 from verified Form Packages; the token is read from TAKOFORM_TOKEN
+  cdktf [--catalog FILE] [--out DIR]
+                                write CDKTF TypeScript bindings for the catalog (needs
+                                @cdktf/provider-generator and jsii-pacmak in the project)
   docs [--catalog FILE] [--out DIR]
                                 write Registry-style docs for the catalog's resource types
   version                       print the version
@@ -49,6 +53,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'docs') {
     return writeDocs(rest, realStdoutWrite);
+  }
+  if (command === 'cdktf') {
+    const catalogFile = path.resolve(flag(rest, '--catalog') ?? '.takoform.lock.json');
+    const out = path.resolve(flag(rest, '--out') ?? '.gen');
+    try {
+      await writeCdktfBindings(parseCatalog(readFileSync(catalogFile), catalogFile), out);
+      realStdoutWrite(`wrote CDKTF bindings for ${catalogFile} into ${out}\n`);
+      return 0;
+    } catch (e) {
+      process.stderr.write(`cdktf failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      return 1;
+    }
   }
   if (command === 'help' || command === '--help' || command === '-h') {
     realStdoutWrite(USAGE);

@@ -33,6 +33,9 @@ const EXAMPLES: Record<string, ExampleRecipe> = {
   },
 };
 
+/** Planned creates per example and CLI, to compare the two CLIs afterwards. */
+const plannedCreates = new Map<string, Map<string, unknown>>();
+
 for (const [example, recipe] of Object.entries(EXAMPLES)) {
   describe.each(['tofu', 'terraform'] as const)(`examples/${example} through %s`, (cli) => {
     let host: HostProcess;
@@ -66,10 +69,29 @@ for (const [example, recipe] of Object.entries(EXAMPLES)) {
     });
 
     it('applies, re-plans with no changes, and destroys', async () => {
-      await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+      await ws.ok(['plan', '-input=false', '-no-color', '-out', 'create.tfplan']);
+      const shown = JSON.parse((await ws.ok(['show', '-json', 'create.tfplan'])).stdout) as { resource_changes: { address: string; change: { actions: string[]; after: unknown; after_unknown: unknown } }[] };
+      // Objects that already exist (imports) carry Host-specific uids and times; compare creates.
+      const creates = shown.resource_changes.filter((c) => c.change.actions.includes('create'));
+      expect(creates.length).toBeGreaterThan(0);
+      const changes = new Map(creates.map((c) => [c.address, { actions: c.change.actions, after: c.change.after, after_unknown: c.change.after_unknown }]));
+      plannedCreates.set(`${example}/${cli}`, changes);
+      await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color', 'create.tfplan']);
       const replan = await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']);
       expect(replan.code, replan.stdout).toBe(0);
       await ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
     });
   });
 }
+
+describe('both CLIs', () => {
+  it('plan the same changes for every example', () => {
+    for (const example of Object.keys(EXAMPLES)) {
+      const tofu = plannedCreates.get(`${example}/tofu`);
+      const terraform = plannedCreates.get(`${example}/terraform`);
+      expect(tofu && terraform, example).toBeTruthy();
+      expect([...tofu!.keys()].sort()).toEqual([...terraform!.keys()].sort());
+      for (const [address, change] of tofu!) expect(change, `${example}: ${address}`).toEqual(terraform!.get(address));
+    }
+  });
+});
