@@ -2,6 +2,7 @@
 // per-process certificate, the host's certificate required), a unix socket, exactly one
 // handshake line on stdout, and a prompt exit on Shutdown.
 import * as grpc from '@grpc/grpc-js';
+import { appendFileSync } from 'node:fs';
 import { CATALOG_FORMAT_VERSION, loadCatalog, type LoadedCatalog } from './catalog/catalog-file.js';
 import { errorDiag } from './diag/diagnostics.js';
 import { createProviderHandlers } from './grpc/provider-service.js';
@@ -35,6 +36,7 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
     if (exiting) return;
     exiting = true;
     socket.cleanup();
+    recordProcessStats();
     void provider.close().finally(() => process.exit(code));
     setTimeout(() => process.exit(code), 500).unref();
   };
@@ -66,4 +68,19 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   setInterval(() => {
     if (process.ppid !== parent) exit(0);
   }, 500).unref();
+}
+
+/**
+ * For the benchmark (scripts/bench.mjs): when TAKOFORM_PROVIDER_STATS_FILE is set, each
+ * provider process appends its CPU time and peak RSS there as one JSON line at exit.
+ */
+function recordProcessStats(): void {
+  const file = process.env.TAKOFORM_PROVIDER_STATS_FILE;
+  if (!file) return;
+  const usage = process.resourceUsage();
+  try {
+    appendFileSync(file, JSON.stringify({ pid: process.pid, cpuUserUs: usage.userCPUTime, cpuSystemUs: usage.systemCPUTime, maxRssKb: usage.maxRSS }) + '\n');
+  } catch {
+    // statistics are best effort; never fail a shutdown over them
+  }
 }
