@@ -53,14 +53,19 @@ function timeToFirstLine(args, env) {
 }
 
 async function startup() {
+  // Time the installed package (loader + bundle + the V8 code cache written at install).
+  const mirror = mkdtempSync(path.join(tmpdir(), 'bench-startup-'));
+  execFileSync(process.execPath, [PROVIDER, 'install', '--mirror', mirror], { stdio: 'ignore' });
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const installed = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${arch}`, 'provider.cjs');
   const ours = [];
   const floor = [];
   for (let i = 0; i < STARTUP_REPS; i++) {
     floor.push(await timeToFirstLine(['-e', 'process.stdout.write("x\\n")'], {}));
-    ours.push(await timeToFirstLine([PROVIDER], { TF_PLUGIN_MAGIC_COOKIE: COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: selfCertPem }));
+    ours.push(await timeToFirstLine([installed], { TF_PLUGIN_MAGIC_COOKIE: COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: selfCertPem }));
   }
   // Peak RSS of one provider process from start to handshake and shutdown (GNU time).
-  const timed = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, PROVIDER], {
+  const timed = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, installed], {
     env: { PATH: process.env.PATH, TF_PLUGIN_MAGIC_COOKIE: COOKIE, PLUGIN_PROTOCOL_VERSIONS: '6' },
     timeout: 1500,
     killSignal: 'SIGTERM',

@@ -1,10 +1,11 @@
 // Bundles the two executables with esbuild:
-//   dist/provider/provider.cjs     the provider plugin: one self-contained file, so its package
+//   dist/provider/provider-main.cjs  the provider plugin: one self-contained file, so its package
 //                                  directory hashes deterministically and starts fast
+//   dist/provider/provider.cjs     its loader (uses a V8 code cache when present)
 //   dist/host/takoform-host.cjs    the reference Host (better-sqlite3 stays external: native)
 // Run after scripts/gen-proto.mjs (`npm run build` does both, plus the type check).
 import { build } from 'esbuild';
-import { chmodSync } from 'node:fs';
+import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,10 +15,12 @@ const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs'
 await build({
   ...common,
   entryPoints: [path.join(root, 'src/plugin/bin.ts')],
-  outfile: path.join(root, 'dist/provider/provider.cjs'),
+  outfile: path.join(root, 'dist/provider/provider-main.cjs'),
   minify: true,
-  banner: { js: '#!/usr/bin/env node' },
 });
+// provider.cjs is the small loader that runs provider-main.cjs with a V8 code cache when one
+// is present (install writes it); see scripts/provider-loader.cjs.
+copyFileSync(path.join(root, 'scripts/provider-loader.cjs'), path.join(root, 'dist/provider/provider.cjs'));
 chmodSync(path.join(root, 'dist/provider/provider.cjs'), 0o755);
 
 await build({

@@ -5,7 +5,8 @@
 // certificate is required, and a person running it by hand gets a message.
 import * as grpc from '@grpc/grpc-js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Script } from 'node:vm';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,6 +51,22 @@ function derToPem(base64NoPad: string): string {
   const b64 = Buffer.from(base64NoPad, 'base64').toString('base64');
   return `-----BEGIN CERTIFICATE-----\n${b64.replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
 }
+
+describe('the installed package', () => {
+  it('holds the wrapper, the loader, the bundle and a V8 code cache that this Node accepts', () => {
+    const mirror = mkdtempSync(path.join(tmpdir(), 'mirror-'));
+    const out = spawnSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', mirror], { encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    const dir = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`);
+    expect(readdirSync(dir).sort()).toEqual(['provider-main.cache', 'provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0']);
+    const main = path.join(dir, 'provider-main.cjs');
+    const source = readFileSync(main, 'utf8').replace(/^#!.*\n/, '');
+    const script = new Script('(function (exports, require, module, __filename, __dirname) {' + source + '\n})', { filename: main, cachedData: readFileSync(path.join(dir, 'provider-main.cache')) });
+    expect(script.cachedDataRejected).toBe(false);
+    // The wrapper execs node (so core's SIGKILL reaches the provider itself) on the loader.
+    expect(readFileSync(path.join(dir, 'terraform-provider-takoform_v0.1.0'), 'utf8')).toMatch(/^#!\/bin\/sh\n[\s\S]*exec node "\$here\/provider\.cjs" "\$@"\n$/);
+  });
+});
 
 describe('the plugin process', () => {
   it('refuses to run without the magic cookie, with a message on stderr only', () => {
