@@ -2,21 +2,14 @@
 // packages (kinds in two groups, two definition versions side by side), references that
 // order resources, typed outputs, an asynchronous (202) Form, every declared constraint kind
 // refused with a clear diagnostic, and dependency_in_use when a target is still referenced.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
-const PROVIDER_BLOCK = `terraform {
-  required_providers {
-    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }
-  }
-}
-provider "takoform" {}
-`;
 
 const BASE = `
 resource "takoform_range_sequence" "t" {

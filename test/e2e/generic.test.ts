@@ -6,15 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
-const HEAD = `terraform {
-  required_providers {
-    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }
-  }
-}
-provider "takoform" {}
-`;
 const GENERIC = `resource "takoform_resource" "g" {
   api_version        = "resources.publisher.example"
   kind               = "RangeSequence"
@@ -36,10 +30,10 @@ describe.each(['tofu', 'terraform'] as const)('takoform_resource and moved block
   let host: HostProcess;
   let ws: TofuWorkspace;
   let api: HostApi;
-  const tf = (body: string) => writeFileSync(path.join(ws.dir, 'main.tf'), HEAD + body);
+  const tf = (body: string) => writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + body);
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')]);
-    ws = createWorkspace({ 'main.tf': HEAD, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, host, 'demo', cli);
+    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, host, 'demo', cli);
     api = new HostApi(host.url, host.token);
     await ws.ok(['init', '-input=false', '-no-color']);
   });

@@ -8,15 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostApi, RANGE_COUNTER_REF, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS } from '../support/paths.js';
+import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
-const PROVIDER_BLOCK = `terraform {
-  required_providers {
-    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }
-  }
-}
-provider "takoform" {}
-`;
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ');
 

@@ -8,6 +8,7 @@ import { FormResourceType } from '../resource/form-resource-type.js';
 import { GENERIC_SCHEMA, GENERIC_TYPE_NAME } from '../resource/generic-resource.js';
 import { PROVIDER_SOURCE } from '../install.js';
 import type { FieldMapping } from '../schema/form-mapping.js';
+import { defaultTypeName } from '../schema/names.js';
 import type { TfAttribute, TfBlock } from '../schema/tf-schema.js';
 import type { TfType } from '../values/tf-type.js';
 
@@ -192,15 +193,12 @@ function requiredLines(block: TfBlock, fields: readonly FieldMapping[] = []): st
     .filter((a) => a.required)
     .map((a) => {
       const field = fields.find((f) => f.attribute === a.name);
-      const value = a.name === 'name' ? '"example"' : field?.mapping.kind === 'reference' ? `takoform_${snakeKind(field.mapping.targetKind)}.target.name` : placeholder(a);
+      const value = a.name === 'name' ? '"example"' : field?.mapping.kind === 'reference' ? `${defaultTypeName(field.mapping.targetKind)}.target.name` : placeholder(a);
       return `  ${a.name} = ${value}\n`;
     })
     .join('');
 }
 
-function snakeKind(kind: string): string {
-  return kind.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
 
 function placeholder(a: TfAttribute): string {
   if (a.nested) return a.nested.nesting === 'SINGLE' ? '{}' : '[]';
