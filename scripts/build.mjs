@@ -1,6 +1,7 @@
 // Bundles the two executables with esbuild:
 //   dist/provider/provider-main.cjs  the provider plugin: one self-contained file, so its package
-//                                  directory hashes deterministically and starts fast
+//                                  directory hashes deterministically and starts fast (nothing
+//                                  but what serving needs is evaluated at start; see main.ts)
 //   dist/provider/provider.cjs     its loader (uses a V8 code cache when present)
 //   dist/host/takoform-host.cjs    the reference Host (better-sqlite3 stays external: native)
 // Run after scripts/gen-proto.mjs (`npm run build` does both, plus the type check).
@@ -12,11 +13,23 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', legalComments: 'none' };
 
+// protobufjs/minimal requires `long` when loaded, and `long` instantiates WebAssembly (~2 ms
+// of every launch). The generated protocol runs without it (its int64 fields are small: see
+// scripts/proto-static.mjs), so the provider bundle gets an empty stand-in.
+const withoutLong = {
+  name: 'without-long',
+  setup(b) {
+    b.onResolve({ filter: /^long$/ }, () => ({ path: 'long', namespace: 'without-long' }));
+    b.onLoad({ filter: /.*/, namespace: 'without-long' }, () => ({ contents: 'module.exports = null;', loader: 'js' }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: [path.join(root, 'src/plugin/bin.ts')],
   outfile: path.join(root, 'dist/provider/provider-main.cjs'),
   minify: true,
+  plugins: [withoutLong],
 });
 // provider.cjs is the small loader that runs provider-main.cjs with a V8 code cache when one
 // is present (install writes it); see scripts/provider-loader.cjs.

@@ -1,6 +1,9 @@
-// Generates, from proto/*.proto, the two things the plugin needs and nobody should edit:
-//   src/plugin/generated/descriptor.json  the protobufjs descriptor loaded at run time with
-//                                          protoLoader.fromJSON (no .proto parsing at start-up)
+// Generates, from proto/*.proto, the things the plugin needs and nobody should edit:
+//   src/plugin/generated/protocol.ts      the services with pre-generated message codecs (what
+//                                          the provider and the test clients load: no reflection,
+//                                          no code generation at start-up; see proto-static.mjs)
+//   src/plugin/generated/descriptor.json  the protobufjs descriptor (the reference the protocol
+//                                          test compares protocol.ts with, through proto-loader)
 //   src/plugin/generated/types/           TypeScript message/service types (proto-loader-gen-types)
 // The generated folder is ignored by git; `npm run build` and `npm test` regenerate it.
 import { execFileSync } from 'node:child_process';
@@ -8,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { staticProtocolModule } from './proto-static.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const protoFiles = ['tfplugin6.proto', 'go-plugin.proto', 'health.proto'];
@@ -22,6 +26,7 @@ pbRoot.resolvePath = (_origin, target) =>
 pbRoot.loadSync(protoFiles, { keepCase: true });
 pbRoot.resolveAll();
 writeFileSync(path.join(outDir, 'descriptor.json'), JSON.stringify(pbRoot.toJSON({ keepComments: false })));
+writeFileSync(path.join(outDir, 'protocol.ts'), staticProtocolModule(pbRoot));
 
 execFileSync(
   process.execPath,

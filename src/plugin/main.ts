@@ -2,14 +2,14 @@
 // handshake line before anything else can print (any earlier byte breaks the handshake,
 // G10), SIGINT is ignored (core stops us with StopProvider and lets in-flight applies
 // finish, G17), and an uncaught exception is reported as "panic:" so core shows it (G13).
+//
+// Only what serving needs is imported statically: core starts the provider 3-5 times per
+// command, and the commands for people (install, catalog lock, docs, cdktf) are loaded when run.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
-import { generateDocs } from './docs/generate-docs.js';
-import { writeCdktfBindings } from './cdktf/bindings.js';
-import { lockCatalog } from './catalog/lock.js';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
-import { installProvider, PROVIDER_SOURCE } from './install.js';
+import { PROVIDER_SOURCE } from './provider-address.js';
 import { Logger } from './logging.js';
 import { PROVIDER_VERSION } from './provider/provider.js';
 import { servePlugin } from './serve.js';
@@ -24,7 +24,8 @@ running it directly does nothing useful. Commands for people:
   catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...]
                                 write the Form catalog (.takoform.lock.json) from a Host;
                                 --package adds role, immutable fields and output schema
-                                from verified Form Packages; the token is read from TAKOFORM_TOKEN
+                                from verified Form Packages; the token is read from TAKOFORM_TOKEN,
+                                an extra CA file (https Host) from TAKOFORM_CA_FILE
   cdktf [--catalog FILE] [--out DIR]
                                 write CDKTF TypeScript bindings for the catalog (needs
                                 @cdktf/provider-generator and jsii-pacmak in the project)
@@ -44,6 +45,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === 'install') {
+    const { installProvider } = await import('./install.js');
     const dir = installProvider({ bundle: process.argv[1] ?? '', ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
     realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir}\n`);
     return 0;
@@ -52,12 +54,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return catalogLock(rest.slice(1), realStdoutWrite);
   }
   if (command === 'docs') {
-    return writeDocs(rest, realStdoutWrite);
+    return await writeDocs(rest, realStdoutWrite);
   }
   if (command === 'cdktf') {
     const catalogFile = path.resolve(flag(rest, '--catalog') ?? '.takoform.lock.json');
     const out = path.resolve(flag(rest, '--out') ?? '.gen');
     try {
+      const { writeCdktfBindings } = await import('./cdktf/bindings.js');
       await writeCdktfBindings(parseCatalog(readFileSync(catalogFile), catalogFile), out);
       realStdoutWrite(`wrote CDKTF bindings for ${catalogFile} into ${out}\n`);
       return 0;
@@ -103,7 +106,9 @@ async function catalogLock(args: readonly string[], out: (s: string) => void): P
   }
   try {
     const packageDirs = flags(args, '--package');
-    const catalog = await lockCatalog({ endpoint, token, space, previousFile: file, packageDirs, warn: (m) => process.stderr.write(`warning: ${m}\n`) });
+    const caFile = process.env.TAKOFORM_CA_FILE || undefined; // same trust as the provider itself
+    const { lockCatalog } = await import('./catalog/lock.js');
+    const catalog = await lockCatalog({ endpoint, token, space, ...(caFile ? { caFile } : {}), previousFile: file, packageDirs, warn: (m) => process.stderr.write(`warning: ${m}\n`) });
     writeFileSync(file, formatCatalog(catalog));
     out(`wrote ${file}: ${catalog.forms.map((f) => f.typeName).join(', ') || 'no Forms'}\n`);
     return 0;
@@ -113,10 +118,11 @@ async function catalogLock(args: readonly string[], out: (s: string) => void): P
   }
 }
 
-function writeDocs(args: readonly string[], out: (s: string) => void): number {
+async function writeDocs(args: readonly string[], out: (s: string) => void): Promise<number> {
   const catalogFile = path.resolve(flag(args, '--catalog') ?? '.takoform.lock.json');
   const dir = path.resolve(flag(args, '--out') ?? 'docs');
   try {
+    const { generateDocs } = await import('./docs/generate-docs.js');
     const catalog = parseCatalog(readFileSync(catalogFile), catalogFile);
     const pages = generateDocs(catalog, path.basename(catalogFile));
     for (const page of pages) {

@@ -1,12 +1,12 @@
 // Runs the plugin as go-plugin expects: AutoMTLS when PLUGIN_CLIENT_CERT is present (our
 // per-process certificate, the host's certificate required), a unix socket, exactly one
 // handshake line on stdout, and a prompt exit on Shutdown.
-import * as grpc from '@grpc/grpc-js';
 import { appendFileSync } from 'node:fs';
 import { CATALOG_FORMAT_VERSION, loadCatalog, type LoadedCatalog } from './catalog/catalog-file.js';
 import { errorDiag } from './diag/diagnostics.js';
 import { createProviderHandlers } from './grpc/provider-service.js';
-import { createPluginServer } from './grpc/plugin-server.js';
+import type { GrpcH2Server, TlsSettings } from './grpc/h2-server.js';
+import { createPluginServer, rpcCounts } from './grpc/plugin-services.js';
 import { createServerCertificate } from './handshake/certificate.js';
 import { formatHandshakeLine, type ListenAddress } from './handshake/handshake-line.js';
 import { planListenSocket } from './handshake/socket-path.js';
@@ -30,13 +30,14 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
     provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nRegenerate it with \`terraform-provider-takoform catalog lock\` or fix the file.`));
   }
   const socket = planListenSocket();
-  let server: grpc.Server | undefined;
+  let server: GrpcH2Server | undefined;
+  let handshakeMs: number | undefined;
   let exiting = false;
   const exit = (code: number) => {
     if (exiting) return;
     exiting = true;
     socket.cleanup();
-    recordProcessStats();
+    recordProcessStats(handshakeMs);
     void provider.close().finally(() => process.exit(code));
     setTimeout(() => process.exit(code), 500).unref();
   };
@@ -46,20 +47,21 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
     { onShutdown: () => { server?.forceShutdown(); exit(0); } },
   );
 
-  let credentials = grpc.ServerCredentials.createInsecure();
+  // AutoMTLS: our certificate in the handshake line, and only core's certificate accepted.
+  let tls: TlsSettings | undefined;
   let certDer: Buffer | undefined;
   const clientCert = process.env.PLUGIN_CLIENT_CERT;
   if (clientCert) {
     const cert = createServerCertificate();
-    credentials = grpc.ServerCredentials.createSsl(Buffer.from(clientCert), [{ cert_chain: Buffer.from(cert.certPem), private_key: Buffer.from(cert.keyPem) }], true);
+    tls = { certPem: cert.certPem, keyPem: cert.keyPem, clientCertPem: clientCert };
     certDer = cert.der;
   }
 
-  const port = await new Promise<number>((resolve, reject) => server!.bindAsync(socket.target, credentials, (err, p) => (err ? reject(err) : resolve(p))));
-  const listen: ListenAddress = socket.target.startsWith('unix://')
-    ? { network: 'unix', address: socket.target.slice('unix://'.length) }
-    : { network: 'tcp', address: `127.0.0.1:${port}` };
+  const socketPath = socket.target.startsWith('unix://') ? socket.target.slice('unix://'.length) : undefined;
+  const port = await server.listen(socketPath === undefined ? {} : { socketPath }, tls);
+  const listen: ListenAddress = socketPath !== undefined ? { network: 'unix', address: socketPath } : { network: 'tcp', address: `127.0.0.1:${port}` };
   writeHandshake(formatHandshakeLine(listen, certDer));
+  handshakeMs = Math.round(performance.now()); // ms since the process started
   logger.debug('plugin serving', { network: listen.network, address: listen.address, tls: !!certDer });
 
   process.on('SIGTERM', () => exit(0));
@@ -72,14 +74,16 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
 
 /**
  * For the benchmark (scripts/bench.mjs): when TAKOFORM_PROVIDER_STATS_FILE is set, each
- * provider process appends its CPU time and peak RSS there as one JSON line at exit.
+ * provider process appends its CPU time, peak RSS and calls per RPC there as one JSON line at
+ * exit, and `handshakeMs` (process start to handshake line).
  */
-function recordProcessStats(): void {
+function recordProcessStats(handshakeMs: number | undefined): void {
   const file = process.env.TAKOFORM_PROVIDER_STATS_FILE;
   if (!file) return;
   const usage = process.resourceUsage();
   try {
-    appendFileSync(file, JSON.stringify({ pid: process.pid, cpuUserUs: usage.userCPUTime, cpuSystemUs: usage.systemCPUTime, maxRssKb: usage.maxRSS }) + '\n');
+    const line = { pid: process.pid, cpuUserUs: usage.userCPUTime, cpuSystemUs: usage.systemCPUTime, maxRssKb: usage.maxRSS, handshakeMs, rpcs: rpcCounts };
+    appendFileSync(file, JSON.stringify(line) + '\n');
   } catch {
     // statistics are best effort; never fail a shutdown over them
   }

@@ -21,5 +21,7 @@ export function decodeObject(value: DynamicValue__Output | null | undefined, typ
 }
 
 export function encodeDynamic(value: TfValue, type: TfType): DynamicValue {
-  return { msgpack: Buffer.from(encodeMsgpack(value, type)) };
+  // encodeMsgpack returns fresh bytes: wrap them, do not copy them again.
+  const bytes = encodeMsgpack(value, type);
+  return { msgpack: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
