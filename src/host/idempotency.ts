@@ -22,6 +22,8 @@ export interface IdempotentOutcome {
   readonly response: HostResponse;
   /** The live incarnation the response reports, if any; its deletion retires the record. */
   readonly boundUid?: string;
+  /** The Operation a 202 answer started (its commit binds the record to the result's uid). */
+  readonly operationId?: string;
 }
 
 /**
@@ -60,8 +62,8 @@ export async function executeIdempotently(
         if (!(error instanceof HostError)) throw error;
         outcome = { response: errorResponse(error, request.requestId) };
       }
-      const { response, boundUid } = outcome;
-      await tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid });
+      const { response, boundUid, operationId } = outcome;
+      await tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid, operationId });
       return response;
     });
   } finally {

@@ -12,45 +12,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProtocol } from '../../src/plugin/grpc/plugin-server.js';
 import { createServerCertificate } from '../../src/plugin/handshake/certificate.js';
-import { MAGIC_COOKIE_VALUE } from '../../src/plugin/handshake/handshake-line.js';
-import { PROVIDER_BUNDLE, requireFile } from '../support/paths.js';
+import { PROVIDER_BUNDLE } from '../support/paths.js';
+import { derToPem, PLUGIN_COOKIE, spawnPlugin, type SpawnedPlugin } from '../support/plugin-client.js';
 
-const COOKIE = { TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: '5,6' };
-
-interface Started {
-  child: ChildProcess;
-  line: string;
-  stdout: () => string;
-  exited: Promise<number | null>;
-}
-
-function startPlugin(env: NodeJS.ProcessEnv, cwd: string): Promise<Started> {
-  requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
-  const child = spawn(process.execPath, [PROVIDER_BUNDLE], { cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no handshake within 10 s')), 10_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) {
-        clearTimeout(timer);
-        resolve({ child, line: out.split('\n')[0]!, stdout: () => out, exited });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`plugin exited ${code} before the handshake`)));
-  });
-}
+const COOKIE = PLUGIN_COOKIE;
+const startPlugin = (env: NodeJS.ProcessEnv, cwd: string): Promise<SpawnedPlugin> => spawnPlugin(env, cwd);
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
-
-function derToPem(base64NoPad: string): string {
-  const b64 = Buffer.from(base64NoPad, 'base64').toString('base64');
-  return `-----BEGIN CERTIFICATE-----\n${b64.replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
-}
 
 describe('the installed package', () => {
   it('holds the wrapper, the loader, the bundle and a V8 code cache that this Node accepts', () => {
@@ -126,7 +97,7 @@ describe('the plugin process', () => {
     const options = { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' };
     const provider = new proto.tfplugin6.Provider(`unix://${address}`, creds, options);
     const schema = await new Promise<any>((resolve, reject) => provider.GetProviderSchema({}, (err, res) => (err ? reject(err) : resolve(res))));
-    expect(schema.provider.block.attributes.map((a: any) => a.name)).toEqual(['endpoint', 'token', 'space']);
+    expect(schema.provider.block.attributes.map((a: any) => a.name)).toEqual(['endpoint', 'token', 'space', 'ca_file']);
     expect(schema.provider.block.attributes.find((a: any) => a.name === 'token').sensitive).toBe(true);
 
     // An RPC we do not support answers a diagnostic, not a gRPC error.

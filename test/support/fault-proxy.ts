@@ -34,10 +34,17 @@ export class FaultProxy {
   readonly forwarded: ForwardedRequest[] = [];
   /** Every request the proxy saw. */
   readonly seen: ForwardedRequest[] = [];
+  /** Consulted when no rule matches: lets a soak decide faults at random per request. */
+  chooser?: (request: ForwardedRequest) => Fault | undefined;
   private server!: Server;
   url = '';
 
-  private constructor(private readonly upstream: URL) {}
+  private constructor(private upstream: URL) {}
+
+  /** Points the proxy at another Host address (a restarted Host on a new port). */
+  setUpstream(upstream: string): void {
+    this.upstream = new URL(upstream);
+  }
 
   static async start(upstream: string): Promise<FaultProxy> {
     const proxy = new FaultProxy(new URL(upstream));
@@ -63,7 +70,7 @@ export class FaultProxy {
 
   private take(req: IncomingMessage): Fault | undefined {
     const rule = this.rules.find((r) => (r.times ?? 0) > 0 && (!r.method || r.method === req.method) && (!r.path || (req.url ?? '').includes(r.path)));
-    if (!rule) return undefined;
+    if (!rule) return this.chooser?.({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     rule.times = (rule.times ?? 1) - 1;
     return rule.fault;
   }
@@ -82,8 +89,15 @@ export class FaultProxy {
       res.end(fault.body ?? '');
       return;
     }
+    let upstream: Awaited<ReturnType<typeof forward>>;
+    try {
+      upstream = await forward(this.upstream, req, body);
+    } catch {
+      // The Host is down (stopped or restarting): the client sees the connection drop.
+      req.socket.destroy();
+      return;
+    }
     this.forwarded.push(record);
-    const upstream = await forward(this.upstream, req, body);
     if (fault?.kind === 'reset-after') {
       req.socket.destroy(); // the Host has committed; the client never hears about it
       return;

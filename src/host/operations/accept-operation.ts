@@ -60,5 +60,5 @@ export async function acceptAsOperation(
     pending: JSON.stringify(deferred),
     pollsLeft: host.operationPendingPolls,
   });
-  return { response: { ...jsonResponse(202, { operation: document }), retryAfter: RETRY_AFTER_SECONDS } };
+  return { response: { ...jsonResponse(202, { operation: document }), retryAfter: RETRY_AFTER_SECONDS }, operationId: id };
 }

@@ -3,6 +3,7 @@
 // operation_not_found, exactly like a never-issued id. A pending Operation answers "pending" with
 // Retry-After for its first polls (--operation-pending-polls), then commits its mutation on the
 // next poll; a terminal document replays byte for byte forever after.
+import type { JsonObject } from '../../common/json-value.js';
 import { HostError } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { HostResponse } from '../http/response.js';
@@ -33,7 +34,11 @@ export async function handleOperation(host: HostContext, request: RouteRequest):
       return { ...documentResponse(operation.document), retryAfter: RETRY_AFTER_SECONDS };
     }
     const deferred = JSON.parse(operation.pending) as DeferredMutation;
-    const terminal = JSON.stringify(await commitDeferred(host, tx, id, deferred, PLANNERS, queryKeysOf));
+    const document = await commitDeferred(host, tx, id, deferred, PLANNERS, queryKeysOf);
+    const produced = producedUid(document);
+    // The 202 record now reports this incarnation: deleting it must retire the record (§10.2).
+    if (produced !== undefined) await tx.bindOperationRecords(id, produced);
+    const terminal = JSON.stringify(document);
     await tx.saveOperation({ ...operation, document: terminal, pending: undefined, pollsLeft: 0 });
     return documentResponse(terminal);
   });
@@ -69,4 +74,15 @@ async function ownedOperation(tx: StoreTransaction, request: RouteRequest, id: s
 
 function documentResponse(document: string): HostResponse {
   return { status: 200, body: Buffer.from(document, 'utf8') };
+}
+
+/** The uid of the resource a succeeded Operation reports (apply, import), if any. */
+function producedUid(document: JsonObject): string | undefined {
+  const result = document.result;
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
+  const resource = result.resource;
+  if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return undefined;
+  const metadata = resource.metadata;
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
+  return typeof metadata.uid === 'string' ? metadata.uid : undefined;
 }

@@ -121,6 +121,13 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (tenant, manifest_digest)
   ) STRICT;
   `,
+  // Version 3: a record that answered 202 follows its Operation (wire reference §10.2): once the
+  // Operation commits, the record is bound to the incarnation it produced, so deleting that
+  // incarnation retires the record like a direct answer's.
+  `
+  ALTER TABLE idempotency_records ADD COLUMN operation_id TEXT;
+  CREATE INDEX idempotency_records_by_operation ON idempotency_records (operation_id);
+  `,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

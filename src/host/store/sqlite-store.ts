@@ -63,6 +63,7 @@ interface IdempotencyRow extends ScopeParams {
   etag: string | null;
   body: Buffer;
   bound_uid: string | null;
+  operation_id: string | null;
 }
 
 interface RelationRow {
@@ -225,6 +226,7 @@ export class SqliteHostStore implements HostStore {
           etag: row.etag ?? undefined,
           body: row.body,
           boundUid: row.bound_uid ?? undefined,
+          operationId: row.operation_id ?? undefined,
         };
       },
       saveIdempotencyRecord: async (record) => {
@@ -235,7 +237,11 @@ export class SqliteHostStore implements HostStore {
           etag: record.etag ?? null,
           body: Buffer.from(record.body),
           bound_uid: record.boundUid ?? null,
+          operation_id: record.operationId ?? null,
         });
+      },
+      bindOperationRecords: async (operationId, uid) => {
+        s.bindOperationRecords.run(uid, operationId);
       },
       findOperation: async (id) => {
         const row = s.findOperation.get(id);
@@ -370,9 +376,10 @@ function prepareStatements(db: Database.Database) {
     ),
     saveIdempotencyRecord: db.prepare<IdempotencyRow>(
       `INSERT OR REPLACE INTO idempotency_records
-         (tenant, principal, space, idempotency_key, fingerprint, status, etag, body, bound_uid)
-       VALUES (@tenant, @principal, @space, @idempotency_key, @fingerprint, @status, @etag, @body, @bound_uid)`,
+         (tenant, principal, space, idempotency_key, fingerprint, status, etag, body, bound_uid, operation_id)
+       VALUES (@tenant, @principal, @space, @idempotency_key, @fingerprint, @status, @etag, @body, @bound_uid, @operation_id)`,
     ),
+    bindOperationRecords: db.prepare<[string, string]>('UPDATE idempotency_records SET bound_uid = ? WHERE operation_id = ?'),
     findOperation: db.prepare<[string], OperationRow>('SELECT * FROM operations WHERE id = ?'),
     saveOperation: db.prepare<OperationRow>(
       `INSERT OR REPLACE INTO operations (id, tenant, principal, document, pending, polls_left)

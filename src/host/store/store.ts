@@ -100,6 +100,8 @@ export interface IdempotencyRecord {
    * (the store does this itself), so a later create with the same key executes anew.
    */
   readonly boundUid: string | undefined;
+  /** The Operation a 202 answer started; its commit binds the record to the uid it produced. */
+  readonly operationId?: string | undefined;
 }
 
 /** A long-running Operation (§13), owned by the tenant and principal that started it. */
@@ -159,6 +161,8 @@ export interface StoreTransaction {
 
   findIdempotencyRecord(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined>;
   saveIdempotencyRecord(record: IdempotencyRecord): Promise<void>;
+  /** Binds the records that answered 202 with this Operation to the incarnation it produced. */
+  bindOperationRecords(operationId: string, uid: string): Promise<void>;
 
   findOperation(id: string): Promise<StoredOperation | undefined>;
   saveOperation(operation: StoredOperation): Promise<void>;

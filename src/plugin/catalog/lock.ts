@@ -14,6 +14,8 @@ export interface LockOptions {
   readonly endpoint: string;
   readonly token: string;
   readonly space: string;
+  /** PEM file of extra CA certificates for an https Host (TAKOFORM_CA_FILE). */
+  readonly caFile?: string;
   /** Existing lock file, whose names are kept. */
   readonly previousFile?: string;
   /** Form Package folders whose verified Definitions enrich the matching entries. */
@@ -23,7 +25,7 @@ export interface LockOptions {
 }
 
 export async function lockCatalog(options: LockOptions): Promise<Catalog> {
-  const client = new HostClient({ endpoint: options.endpoint, token: options.token, userAgent: 'terraform-provider-takoform/catalog-lock' });
+  const client = new HostClient({ endpoint: options.endpoint, token: options.token, userAgent: 'terraform-provider-takoform/catalog-lock', ...(options.caFile ? { caFile: options.caFile } : {}) });
   try {
     const previous = options.previousFile && existsSync(options.previousFile) ? parseCatalog(readFileSync(options.previousFile), options.previousFile) : undefined;
     const packages = (options.packageDirs ?? []).map(readFormPackage);

@@ -13,6 +13,8 @@ export interface ResourceContext {
   readonly uid?: string;
   readonly generation?: string;
   readonly fields?: readonly FieldMapping[];
+  /** The attribute holding the whole spec as one value (takoform_resource's `spec`). */
+  readonly specAttribute?: string;
 }
 
 const REMEDY: Partial<Record<HostErrorCode, string>> = {
@@ -41,7 +43,7 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
   const form = `Form: ${formatFormRef(ctx.formRef)}`;
   const incarnation = ctx.uid ? `\nIncarnation: uid ${ctx.uid}${ctx.generation ? `, generation ${ctx.generation}` : ''}` : '';
   if (error instanceof HostApiError) {
-    const path = error.pointer ? pointerToPath(error.pointer, ctx.fields ?? []) : undefined;
+    const path = error.pointer ? requestPointerPath(error.pointer, ctx) : undefined;
     const detail = [
       `The Host refused to ${action} ${where}: ${error.hostMessage}`,
       '',
@@ -66,9 +68,13 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
     );
   }
   if (error instanceof TransportError) {
+    // An untrusted certificate is not a network problem: say what to configure instead.
+    const tls = untrustedCertificate(error.causeMessage)
+      ? '\n\nThe Host\'s TLS certificate is not trusted, so nothing was sent to it. For a Host with a private CA, set the provider `ca_file` (or TAKOFORM_CA_FILE) to that CA certificate (PEM); verification is never turned off.'
+      : '';
     return errorDiag(
       'Host unreachable',
-      `Could not ${action} ${where}: ${error.causeMessage}\n\n${form}${incarnation}\n\nCheck the provider endpoint and the network, then run the command again; a retried change reuses its idempotency key, so it cannot happen twice.`,
+      `Could not ${action} ${where}: ${error.causeMessage}${tls}\n\n${form}${incarnation}\n\nCheck the provider endpoint and the network, then run the command again; a retried change reuses its idempotency key, so it cannot happen twice.`,
     );
   }
   if (error instanceof ConfigurationError) {
@@ -76,6 +82,17 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
   }
   const message = error instanceof Error ? error.message : String(error);
   return errorDiag('Unexpected provider error', `While trying to ${action} ${where}: ${message}\n\nThis is a bug in the takoform provider; please report it.`);
+}
+
+/**
+ * The attribute path for a Host pointer into the request document: the envelope's name and
+ * space are attributes too, and takoform_resource holds the whole spec in one attribute.
+ */
+function requestPointerPath(pointer: string, ctx: ResourceContext): AttributePath | undefined {
+  if (pointer === '/metadata/name') return ['name'];
+  if (pointer === '/metadata/space') return ['space'];
+  if (ctx.specAttribute && (pointer === '/spec' || pointer.startsWith('/spec/'))) return [ctx.specAttribute];
+  return pointerToPath(pointer, ctx.fields ?? []);
 }
 
 /** Maps a JSON Pointer into the spec to the Terraform attribute path, as far as it maps. */
@@ -103,4 +120,9 @@ export function pointerToPath(pointer: string, fields: readonly FieldMapping[]):
     objectFields = next.kind === 'object' ? next.fields : undefined;
   }
   return path.length ? path : undefined;
+}
+
+/** Node's TLS verification failures (codes such as DEPTH_ZERO_SELF_SIGNED_CERT, UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID). */
+export function untrustedCertificate(causeMessage: string): boolean {
+  return /(^|[\s:])(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID)\b/.test(causeMessage);
 }

@@ -3,7 +3,7 @@
 // exception in our code becomes an error diagnostic naming the RPC, never a gRPC failure
 // (which core shows as an opaque "Plugin error") and never a crash. RPCs we do not support
 // answer a clean "unsupported" diagnostic.
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import type { ProviderHandlers } from '../generated/types/tfplugin6/Provider.js';
 import type { Diagnostic as ProtoDiagnostic } from '../generated/types/tfplugin6/Diagnostic.js';
 import { errorDiag, hasError, toProtoDiagnostics, type Diagnostic } from '../diag/diagnostics.js';
@@ -16,7 +16,7 @@ import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
 import { ValueCodecError } from '../values/msgpack.js';
 import type { FormResourceType } from '../resource/form-resource-type.js';
 import { decodeObject, encodeDynamic } from './dynamic-value.js';
-import { applyGeneric, GENERIC_SCHEMA, GENERIC_TYPE, GENERIC_TYPE_NAME, importGeneric, planGeneric, readGeneric } from '../resource/generic-resource.js';
+import { applyGeneric, GENERIC_SCHEMA, GENERIC_TYPE, GENERIC_TYPE_NAME, importGeneric, planGeneric, readGeneric, validateGenericSpec } from '../resource/generic-resource.js';
 import { moveState } from '../resource/move.js';
 import { DATA_SOURCES, type DataSource } from '../data/data-sources.js';
 import { IDENTITY_ATTRIBUTES, IDENTITY_TYPE, IDENTITY_VERSION, identityOf } from '../resource/identity.js';
@@ -43,7 +43,9 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
           (e: unknown) => {
             const message = e instanceof ValueCodecError ? `value does not match the schema: ${e.message}` : e instanceof Error ? e.message : String(e);
             log.error('rpc failed', { rpc, error: message });
-            callback(null, { diagnostics: toProtoDiagnostics([errorDiag(`Provider error in ${rpc}`, `${message}\n\nThis is a bug in the takoform provider; please report it with the TF_LOG=trace output.`)]) } as Res);
+            // A value that does not fit the schema names where it is, so core can point at it.
+            const path = e instanceof ValueCodecError && e.path.length ? e.path : undefined;
+            callback(null, { diagnostics: toProtoDiagnostics([errorDiag(`Provider error in ${rpc}`, `${message}\n\nThis is a bug in the takoform provider; please report it with the TF_LOG=trace output.`, path)]) } as Res);
           },
         );
     };
@@ -139,8 +141,12 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     ValidateResourceConfig: unary('ValidateResourceConfig', async (req) => {
       if (req.type_name === GENERIC_TYPE_NAME) {
         const config = decodeObject(req.config, GENERIC_TYPE);
+        // A Form the catalog has is checked offline, like its typed resource type: a spec
+        // its schema refuses never reaches the Host.
+        const found = config ? await validateGenericSpec(provider.resourceTypes.values(), config) : [];
         const bad = config ? invalidDuration(config.timeouts) : undefined;
-        return { diagnostics: diags(bad ? [errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute])] : []) };
+        if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute]));
+        return { diagnostics: diags(found) };
       }
       const rt = resourceType(req.type_name);
       const config = decodeObject(req.config, rt.valueType);
@@ -160,8 +166,15 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
         };
       }
       // Same schema version: hand the JSON back untouched. Core decodes it with the current
-      // schema, losslessly (a JSON.parse round trip would turn 1e400 into Infinity).
-      return { upgraded_state: { json: req.raw_state?.json ?? Buffer.from('null') }, diagnostics: [] };
+      // schema, losslessly (a JSON.parse round trip would turn 1e400 into Infinity). Parsing
+      // here only checks it: state that is not a JSON object is refused with a diagnostic
+      // instead of being handed to core as if it were an upgraded state.
+      const json = req.raw_state?.json ?? Buffer.alloc(0);
+      const unreadable = stateJsonProblem(json);
+      if (unreadable) {
+        return { diagnostics: diags([errorDiag('Unreadable resource state', `The stored state of this ${req.type_name} is ${unreadable}, so it cannot be upgraded. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it again.`)]) };
+      }
+      return { upgraded_state: { json }, diagnostics: [] };
     }),
 
     ReadResource: unary('ReadResource', async (req) => {
@@ -312,4 +325,17 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
       call.on('end', () => callback(null, { diagnostics: toProtoDiagnostics([errorDiag('Unsupported operation', 'The takoform provider does not support state stores.')]) }));
     },
   };
+}
+
+/** Why raw state JSON cannot be a resource state (not JSON, or not an object), or undefined. */
+export function stateJsonProblem(json: Uint8Array): string | undefined {
+  if (json.length === 0) return 'empty (no JSON state)';
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(json).toString('utf8'));
+  } catch (e) {
+    return `not valid JSON (${e instanceof Error ? e.message : String(e)})`;
+  }
+  if (value !== null && (typeof value !== 'object' || Array.isArray(value))) return `JSON ${Array.isArray(value) ? 'array' : typeof value}, not an object`;
+  return undefined;
 }

@@ -4,6 +4,7 @@ import { formatFormRef, HostClient, sameFormRef } from '../../host-client/index.
 import type { LoadedCatalog } from '../catalog/catalog-file.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
+import { CreateJournal } from '../resource/create-journal.js';
 import { FormResourceType } from '../resource/form-resource-type.js';
 import type { HostAccess } from '../resource/lifecycle.js';
 import type { TfObject } from '../values/tf-value.js';
@@ -16,6 +17,7 @@ export class TakoformProvider implements HostAccess {
   client: HostClient | undefined;
   defaultSpace: string | undefined;
   configUnknown = false;
+  readonly journal = CreateJournal.inDataDir();
   readonly loadDiagnostics: Diagnostic[] = [];
 
   constructor(
@@ -59,6 +61,7 @@ export class TakoformProvider implements HostAccess {
         endpoint: settings.endpoint,
         token: settings.token,
         userAgent: `terraform-provider-takoform/${PROVIDER_VERSION} (${terraformVersion || 'unknown core'})`,
+        ...(settings.caFile ? { caFile: settings.caFile } : {}),
         onExchange: (ev) => this.logger.debug('host request', { route: ev.route, method: ev.method, path: ev.path, status: ev.status, request_id: ev.requestId, duration_ms: ev.durationMs, attempt: ev.attempt }),
       });
     } catch (e) {

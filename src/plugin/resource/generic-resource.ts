@@ -2,16 +2,17 @@
 // FormRef is written out and the spec is a dynamic value sent as written; the Host's
 // materialized spec comes back as `spec_json`. Drift shows as a change of `spec_json` away
 // from what the last apply stored (kept in private data), which plans a re-apply.
-import { canonicalJson } from '../../common/digest.js';
-import { AcceptedOutcomeUnknownError, HostApiError, resourceRequest, type FormRef, type JsonObject, type ResourceResponse } from '../../host-client/index.js';
+import { canonicalJson, jcsDigest } from '../../common/digest.js';
+import { AcceptedOutcomeUnknownError, HostApiError, resourceRequest, sameFormRef, type FormRef, type JsonObject, type ResourceResponse } from '../../host-client/index.js';
 import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { hostFailureDiagnostic, type ResourceContext } from '../diag/host-diagnostics.js';
 import { dynamicToJson, jsonToDynamic, SpecConversionError } from '../schema/form-mapping.js';
 import { impliedType, type TfSchema } from '../schema/tf-schema.js';
 import { T, type TfType } from '../values/tf-type.js';
 import { isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
-import { CONDITION_TYPE, conditionValues, stateId } from './form-resource-type.js';
-import type { HostAccess } from './lifecycle.js';
+import { CONDITION_TYPE, conditionValues, stateId, type FormResourceType } from './form-resource-type.js';
+import { journaledCreate, resumeInterruptedCreate } from './journaled-create.js';
+import { resumedWarning, type HostAccess } from './lifecycle.js';
 import { operationTimeout, TIMEOUTS_BLOCK } from './timeouts.js';
 
 export const GENERIC_TYPE_NAME = 'takoform_resource';
@@ -110,6 +111,26 @@ function specJson(value: TfValue, path: AttributePath): JsonObject | Diagnostic 
   }
 }
 
+/**
+ * Offline check of `spec` when the catalog has the same exact Form: the typed resource
+ * type's JSON Schema check, so that a spec the Form's schema refuses is refused at validate
+ * and never sent to the Host. Forms outside the catalog are left to the Host's prepare.
+ * Diagnostics point at `spec` itself, with the JSON Pointer in the detail: Terraform and
+ * OpenTofu cannot follow a path into an attribute's expression, and a deeper path ending in
+ * e.g. `name` makes them highlight the resource's own `name` argument instead.
+ */
+export async function validateGenericSpec(types: Iterable<FormResourceType>, config: TfObject): Promise<Diagnostic[]> {
+  const parts = [config.api_version, config.kind, config.definition_version, config.schema_digest];
+  if (!parts.every((p): p is string => typeof p === 'string')) return [];
+  const ref = formRefOf(config);
+  const rt = [...types].find((t) => sameFormRef(t.form.formRef, ref));
+  const spec = config.spec ?? null;
+  if (!rt || spec === null || !isWhollyKnown(spec)) return [];
+  const json = specJson(spec, ['spec']);
+  if (isDiag(json)) return [json];
+  return rt.validator.validateDocument(json, () => ['spec']);
+}
+
 const isDiag = (x: unknown): x is Diagnostic => typeof x === 'object' && x !== null && 'severity' in x && 'summary' in x;
 
 export async function planGeneric(host: HostAccess, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null, priorPrivate: Uint8Array | undefined) {
@@ -136,14 +157,17 @@ export async function planGeneric(host: HostAccess, prior: TfObject | null, prop
   const spec = specJson(planned.spec!, ['spec']);
   if (isDiag(spec)) return { planned: null, requiresReplace, diagnostics: [spec], private: Buffer.alloc(0) };
   const ref = formRefOf(planned as TfObject);
-  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: planned.name as string, space: planned.space as string, formRef: ref, ...(prior ? { uid: prior.uid as string, generation: prior.generation as string } : {}) };
+  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: planned.name as string, space: planned.space as string, formRef: ref, specAttribute: 'spec', ...(prior ? { uid: prior.uid as string, generation: prior.generation as string } : {}) };
   try {
     const prepared = await host.client.resources.prepare(resourceRequest(ref, planned.space as string, planned.name as string, spec), prior ? (prior.generation as string) : undefined);
     markChanged(!prior);
     planned.spec_json = canonicalJson(prepared.spec);
     return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics: [], private: encodeGenericPrivate({ ...(priv.applied ? { applied: priv.applied } : {}), prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest }) };
   } catch (e) {
-    if (!prior && e instanceof HostApiError && e.code === 'resource_not_found') {
+    // resource_not_found: a relation target created earlier in this run. A held name with an
+    // interrupted create of ours journaled for this spec: apply resumes it.
+    const resumable = e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict') && host.journal.find(ref, planned.space as string, planned.name as string)?.specDigest === jcsDigest(spec);
+    if (!prior && e instanceof HostApiError && (e.code === 'resource_not_found' || resumable)) {
       markChanged(true);
       return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics: [], private: Buffer.alloc(0) };
     }
@@ -155,11 +179,12 @@ export async function applyGeneric(host: HostAccess, prior: TfObject | null, pla
   const client = host.client;
   const subject = planned ?? prior!;
   const ref = formRefOf(subject);
-  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: subject.name as string, space: subject.space as string, formRef: ref };
+  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: subject.name as string, space: subject.space as string, formRef: ref, specAttribute: 'spec' };
   if (!client) return { state: prior, private: Buffer.alloc(0), diagnostics: [errorDiag('Provider not configured', 'The takoform provider needs `endpoint` and `token` to apply changes.')] };
   if (!planned) {
     try {
       await client.resources.delete({ formRef: ref, space: prior!.space as string, name: prior!.name as string }, { expectedGeneration: prior!.generation as string, uid: prior!.uid as string }, { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') });
+      host.journal.forget(ref, prior!.space as string, prior!.name as string);
       return { state: null, private: Buffer.alloc(0), diagnostics: [] as Diagnostic[] };
     } catch (e) {
       return { state: prior, private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
@@ -169,7 +194,18 @@ export async function applyGeneric(host: HostAccess, prior: TfObject | null, pla
   if (isDiag(spec)) return { state: prior, private: Buffer.alloc(0), diagnostics: [spec] };
   const request = resourceRequest(ref, planned.space as string, planned.name as string, spec);
   let review = decodeGenericPrivate(plannedPrivate);
+  const timeoutMs = operationTimeout(planned.timeouts, prior ? 'update' : 'create');
   try {
+    // A create of this name and spec that an earlier run sent but never recorded: resume it.
+    const resumed = prior ? undefined : await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
+    if (resumed) {
+      const state = genericState(resumed.result.resource, { spec: planned.spec ?? null, timeouts: planned.timeouts ?? null });
+      return {
+        state,
+        private: encodeGenericPrivate({ applied: state.spec_json as string }),
+        diagnostics: resumed.resumed ? [resumedWarning(GENERIC_TYPE_NAME, planned.name as string, resumed.result.resource.metadata.uid)] : ([] as Diagnostic[]),
+      };
+    }
     if (!review.prepareDigest || !review.specDigest) {
       const prepared = await client.resources.prepare(request, prior ? (prior.generation as string) : undefined);
       if (!isUnknown(planned.spec_json!) && planned.spec_json !== canonicalJson(prepared.spec)) {
@@ -177,12 +213,10 @@ export async function applyGeneric(host: HostAccess, prior: TfObject | null, pla
       }
       review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
     }
-    const result = await client.resources.apply(
-      request,
-      { prepareDigest: review.prepareDigest!, specDigest: review.specDigest! },
-      prior ? { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string } : { kind: 'create' },
-      { operationTimeoutMs: operationTimeout(planned.timeouts, prior ? 'update' : 'create') },
-    );
+    const binding = { prepareDigest: review.prepareDigest!, specDigest: review.specDigest! };
+    const result = prior
+      ? await client.resources.apply(request, binding, { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string }, { operationTimeoutMs: timeoutMs })
+      : await journaledCreate(client, host.journal, request, binding, { operationTimeoutMs: timeoutMs });
     const state = genericState(result.resource, { spec: planned.spec ?? null, timeouts: planned.timeouts ?? null });
     const ready = result.resource.status.conditions.find((c) => c.type === 'Ready');
     return {
@@ -205,10 +239,14 @@ export async function readGeneric(host: HostAccess, current: TfObject) {
   const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: current.name as string, space: current.space as string, formRef: ref };
   try {
     const r = await client.resources.read({ formRef: ref, space: current.space as string, name: current.name as string });
-    if (!r) return { state: null, diagnostics: [] };
+    if (!r) {
+      host.journal.forget(ref, current.space as string, current.name as string);
+      return { state: null, diagnostics: [] };
+    }
     if (typeof current.uid === 'string' && current.uid !== '' && r.metadata.uid !== current.uid) {
       return { state: current, diagnostics: [errorDiag('Resource was replaced outside this configuration', `takoform_resource "${current.name as string}" is now uid ${r.metadata.uid}; state tracks ${current.uid}. Remove it from state and import it to manage the new one.`)] };
     }
+    host.journal.forget(ref, current.space as string, current.name as string);
     return { state: genericState(r, { spec: current.spec ?? null, timeouts: current.timeouts ?? null }), diagnostics: [] };
   } catch (e) {
     return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };

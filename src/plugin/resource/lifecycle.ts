@@ -4,12 +4,14 @@
 // layer owns the wire.
 import { canonicalJson, jcsDigest } from '../../common/digest.js';
 import { materializeDefaults } from '../../common/json-schema-defaults.js';
-import { AcceptedOutcomeUnknownError, formatFormRef, HostApiError, resourceRequest, type HostClient, type JsonObject, type PrepareResult, type ResourceAddress, type ResourceResponse } from '../../host-client/index.js';
+import { AcceptedOutcomeUnknownError, formatFormRef, HostApiError, resourceRequest, type HostClient, type JsonObject, type PrepareResult, type ResourceAddress, type ResourceRequest, type ResourceResponse } from '../../host-client/index.js';
 import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { hostFailureDiagnostic, pointerToPath, type ResourceContext } from '../diag/host-diagnostics.js';
 import { SpecConversionError, toSpec, type ValueMapping } from '../schema/form-mapping.js';
 import { isObjectValue, isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
 import { stateId, type FormResourceType } from './form-resource-type.js';
+import type { CreateJournal } from './create-journal.js';
+import { journaledCreate, resumeInterruptedCreate } from './journaled-create.js';
 import { decodePrivate, type PlannedPrivate } from './private-data.js';
 import { operationTimeout } from './timeouts.js';
 
@@ -19,6 +21,8 @@ export interface HostAccess {
   readonly defaultSpace: string | undefined;
   /** True while the provider configuration itself still has unknown values. */
   readonly configUnknown: boolean;
+  /** Creates sent but maybe not recorded in state (see create-journal.ts). */
+  readonly journal: CreateJournal;
   /** The exact availability probe; undefined when the Form can be used for `operation`. */
   checkForm(rt: FormResourceType, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined>;
 }
@@ -193,6 +197,7 @@ export async function applyResource(
           { expectedGeneration: prior!.generation as string, uid: prior!.uid as string },
           { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') },
         );
+        host.journal.forget(rt.form.formRef, prior!.space as string, prior!.name as string);
         return { state: null, diagnostics: [] };
       } catch (e) {
         if (e instanceof HostApiError && e.code === 'dependency_in_use' && Date.now() + delay < waitUntil) {
@@ -216,6 +221,21 @@ export async function applyResource(
     return { state: withTimeouts(prior, planned.timeouts), diagnostics: [] };
   }
   const request = resourceRequest(rt.form.formRef, space, name, spec);
+  const timeoutMs = operationTimeout(planned.timeouts, prior ? 'update' : 'create');
+  if (!prior) {
+    // A create of this name and spec that an earlier run sent but never recorded: resume it.
+    try {
+      const resumed = await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
+      if (resumed) {
+        const diagnostics = readinessWarnings(rt, resumed.result.resource);
+        if (resumed.resumed) diagnostics.unshift(resumedWarning(rt.typeName, name, resumed.result.resource.metadata.uid));
+        return { state: withTimeouts(rt.stateFromResource(resumed.result.resource), planned.timeouts), diagnostics };
+      }
+    } catch (e) {
+      if (e instanceof AcceptedOutcomeUnknownError) return pendingState(rt, prior, planned, e);
+      return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
+    }
+  }
   let review = decodePrivate(plannedPrivate);
   if (!review || review.specDigest !== jcsDigest(spec)) {
     // No binding from plan (unknown values then): prepare now, and insist that the Host
@@ -230,24 +250,46 @@ export async function applyResource(
       }
       review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
     } catch (e) {
-      return { state: prior, diagnostics: [hostFailureDiagnostic('prepare', e, ctx)] };
+      return { state: prior, diagnostics: [await createConflictDiagnostic(client, rt, request, prior, e) ?? hostFailureDiagnostic('prepare', e, ctx)] };
     }
   }
 
   let resource: ResourceResponse;
   try {
-    const result = await client.resources.apply(
-      request,
-      review,
-      prior ? { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string } : { kind: 'create' },
-      { operationTimeoutMs: operationTimeout(planned.timeouts, prior ? 'update' : 'create') },
-    );
+    const result = prior
+      ? await client.resources.apply(request, review, { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string }, { operationTimeoutMs: timeoutMs })
+      : await journaledCreate(client, host.journal, request, review, { operationTimeoutMs: timeoutMs });
     resource = result.resource;
   } catch (e) {
     if (e instanceof AcceptedOutcomeUnknownError) return pendingState(rt, prior, planned, e);
     return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
   }
   return { state: withTimeouts(rt.stateFromResource(resource), planned.timeouts), diagnostics: readinessWarnings(rt, resource) };
+}
+
+export function resumedWarning(typeName: string, name: string, uid: string): Diagnostic {
+  return warningDiag(
+    'Interrupted create resumed',
+    `An earlier run created ${typeName} "${name}" on the Host (uid ${uid}) but stopped before recording it in state. ` +
+      'This run sent the same request again and the Host answered it from its idempotency record: the existing resource is now in state, nothing was created twice.',
+  );
+}
+
+/**
+ * A create refused because the name is already taken on the Host, and no interrupted create
+ * of ours explains it: say so plainly, with the import command, instead of the Host's
+ * complaint about a missing generation fence.
+ */
+async function createConflictDiagnostic(client: HostClient, rt: FormResourceType, request: ResourceRequest, prior: TfObject | null, error: unknown): Promise<Diagnostic | undefined> {
+  if (prior || !(error instanceof HostApiError) || !(error.code === 'invalid_argument' || error.code === 'generation_conflict')) return undefined;
+  const { space, name } = request.metadata;
+  const existing = await client.resources.read({ formRef: rt.form.formRef, space, name }).catch(() => undefined);
+  if (!existing) return undefined;
+  return errorDiag(
+    'Resource already exists on the Host',
+    `${rt.typeName} "${name}" already exists in space "${space}" (uid ${existing.metadata.uid}, generation ${existing.metadata.generation}) and this state does not manage it. ` +
+      `Nothing was changed. To manage it here, import it: an \`import\` block with id = "${space}/${name}", or the CLI's \`import <address> ${space}/${name}\`; otherwise pick another name.`,
+  );
 }
 
 /**
@@ -315,7 +357,11 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
   } catch (e) {
     return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };
   }
-  if (!resource) return { state: null, diagnostics: [] }; // gone: core plans a create
+  if (!resource) {
+    // Gone (deleted out of band, or by a run killed before it recorded the delete).
+    host.journal.forget(rt.form.formRef, current.space as string, current.name as string);
+    return { state: null, diagnostics: [] }; // core plans a create
+  }
   if (typeof current.uid === 'string' && current.uid !== '' && resource.metadata.uid !== current.uid) {
     return {
       state: current,
@@ -329,6 +375,8 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
       ],
     };
   }
+  // The state holds this incarnation: an interrupted create of it needs no resuming any more.
+  host.journal.forget(rt.form.formRef, current.space as string, current.name as string);
   return { state: withTimeouts(rt.stateFromResource(resource), current.timeouts), diagnostics: [] };
 }
 

@@ -4,10 +4,11 @@
 // known yet are left out, and checks that could only fail because of a left-out value
 // (required members and their kin) are not reported; the Host's prepare covers them later.
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
+import { errorDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { pointerToPath } from '../diag/host-diagnostics.js';
 import { isWhollyKnown, type TfObject, type TfValue } from '../values/tf-value.js';
 import { SpecConversionError, toSpec, type FieldMapping } from './form-mapping.js';
+import { materializeDefaults } from '../../common/json-schema-defaults.js';
 import type { JsonObject } from '../../host-client/wire-types.js';
 
 const PRESENCE_KEYWORDS = new Set(['required', 'dependentRequired', 'dependentSchemas', 'minProperties']);
@@ -38,7 +39,9 @@ export class ConfigValidator {
       throw e;
     }
     const validate = await this.compile();
-    if (validate(doc)) return diagnostics;
+    // Judged as the Host judges it: after its defaults are filled in. Two list items that
+    // differ only in a defaulted member are duplicates to the Host's uniqueItems check.
+    if (validate(materializeDefaults(this.schema, doc))) return diagnostics;
     for (const error of validate.errors ?? []) {
       if (PRESENCE_KEYWORDS.has(error.keyword) && (!complete || error.keyword !== 'required')) continue;
       const path = pointerToPath(pointerOf(error), this.fields);
@@ -47,11 +50,26 @@ export class ConfigValidator {
     return diagnostics;
   }
 
+  /**
+   * Checks a whole spec document as written (the `spec` of takoform_resource); `pathOf`
+   * turns a JSON Pointer into the spec into the attribute path to report.
+   */
+  async validateDocument(doc: JsonObject, pathOf: (pointer: string) => AttributePath): Promise<Diagnostic[]> {
+    const validate = await this.compile();
+    if (validate(materializeDefaults(this.schema, doc))) return [];
+    return (validate.errors ?? []).map((error) =>
+      errorDiag('Value not allowed by the Form', `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`, pathOf(pointerOf(error))),
+    );
+  }
+
   private async compile(): Promise<ValidateFunction> {
     if (!this.compiled) {
       // Loaded on first use: most provider launches never validate, and start-up matters.
       const { Ajv2020 } = await import('ajv/dist/2020.js');
-      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+      // validateSchema: false — the Form schema was validated by the Host that serves it;
+      // checking it against the 2020-12 meta-schema again means compiling that meta-schema
+      // (~50 ms) in every provider process that validates a configuration.
+      const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
       this.compiled = ajv.compile(this.schema);
     }
     return this.compiled;

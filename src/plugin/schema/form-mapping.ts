@@ -229,10 +229,12 @@ function toJson(m: ValueMapping, v: TfValue, path: (string | number)[]): JsonVal
       return v as string | boolean;
     case 'number': {
       const n = v as TfNumber;
-      if (m.integer && !n.isInteger) throw new SpecConversionError(`${n.toDecimalString()} is not an integer`, path);
+      // describe()/equals(), not the expanded decimal text: a number such as 1e400000000
+      // would otherwise become a 400-million-character string (and a failed gRPC answer).
+      if (m.integer && !n.isInteger) throw new SpecConversionError(`${n.describe()} is not an integer`, path);
       const js = n.toNumber();
-      if (!Number.isFinite(js) || (m.integer && !Number.isSafeInteger(js)) || TfNumber.of(js).toDecimalString() !== n.toDecimalString()) {
-        throw new SpecConversionError(`${n.toDecimalString()} cannot be sent exactly as an I-JSON number (Host API v1 numbers are IEEE-754 doubles)`, path);
+      if (!Number.isFinite(js) || (m.integer && !Number.isSafeInteger(js)) || !TfNumber.of(js).equals(n)) {
+        throw new SpecConversionError(`${n.describe()} cannot be sent exactly as an I-JSON number (Host API v1 numbers are IEEE-754 doubles)`, path);
       }
       return js;
     }

@@ -3,25 +3,50 @@
 // is a decimal for a `number`, a two-element array is a type+value pair for `dynamic`),
 // objects must carry exactly their attributes, and any extension type means "unknown".
 // @msgpack/msgpack does the byte-level work; this module owns the typing rules.
-import { decode, encode, ExtData } from '@msgpack/msgpack';
+import { Decoder, Encoder, ExtData } from '@msgpack/msgpack';
 import { TfNumber } from './tf-number.js';
 import { typeFromJson, typeToJson, type TfType } from './tf-type.js';
-import { objectValue, TfDynamic, Unknown, UNKNOWN, type Refinements, type TfValue } from './tf-value.js';
+import { TfDynamic, Unknown, UNKNOWN, type Refinements, type TfValue } from './tf-value.js';
+
+/** A step down to a bad value: an attribute name, a list index, or a map key. */
+export type ValuePathStep = string | number | { readonly key: string };
 
 export class ValueCodecError extends Error {
   override readonly name = 'ValueCodecError';
   constructor(
     message: string,
-    /** Attribute path steps (names and keys/indices) down to the bad value. */
-    readonly path: readonly (string | number)[],
+    /** Attribute path steps (names, indices, map keys) down to the bad value. */
+    readonly path: readonly ValuePathStep[],
   ) {
     super(path.length ? `${formatPath(path)}: ${message}` : message);
   }
 }
 
-function formatPath(path: readonly (string | number)[]): string {
-  return path.map((s) => (typeof s === 'number' ? `[${s}]` : `[${JSON.stringify(s)}]`)).join('');
+function formatPath(path: readonly ValuePathStep[]): string {
+  return path.map((s) => (typeof s === 'number' ? `[${s}]` : typeof s === 'string' ? `[${JSON.stringify(s)}]` : `[${JSON.stringify(s.key)}]`)).join('');
 }
+
+// One decoder and one encoder per process: core sends thousands of values per command, and a
+// fresh Decoder/Encoder per value allocates buffers and loses the decoder's key cache. Both
+// are safe to share (synchronous; a re-entrant call gets a clone from the library).
+const decoder = new Decoder({ useBigInt64: true });
+const rawEncoder = new Encoder({ useBigInt64: true, forceFloat32: false, ignoreUndefined: false });
+
+// Object attributes are written in sorted order (deterministic bytes, as cty writes them). The
+// order is computed once per object type instead of the encoder sorting every map it writes.
+const sortedNames = new WeakMap<object, readonly string[]>();
+function attributeNames(attributes: Readonly<Record<string, TfType>>): readonly string[] {
+  let names = sortedNames.get(attributes);
+  if (!names) {
+    names = Object.keys(attributes).sort();
+    sortedNames.set(attributes, names);
+  }
+  return names;
+}
+
+// Paths: `path` is one mutable stack, pushed and popped around each step and copied only into
+// an error (`at(path)`); a fresh array per value was a large share of decoding and encoding.
+const at = (path: readonly ValuePathStep[]): ValuePathStep[] => [...path];
 
 const UNKNOWN_EXT = 0;
 const REFINED_UNKNOWN_EXT = 12;
@@ -33,66 +58,86 @@ type Raw = unknown;
 export function decodeMsgpack(bytes: Uint8Array, type: TfType): TfValue {
   let raw: Raw;
   try {
-    raw = decode(bytes, { useBigInt64: true });
+    raw = decoder.decode(bytes);
   } catch (e) {
     throw new ValueCodecError(`invalid msgpack: ${(e as Error).message}`, []);
   }
   return fromRaw(raw, type, []);
 }
 
-function fromRaw(raw: Raw, type: TfType, path: (string | number)[]): TfValue {
+function fromRaw(raw: Raw, type: TfType, path: ValuePathStep[]): TfValue {
   if (raw === null || raw === undefined) return null;
   if (raw instanceof ExtData) return unknownFromExt(raw);
   switch (type.kind) {
     case 'string':
       if (typeof raw === 'string') return raw;
       if (raw instanceof Uint8Array) return new TextDecoder().decode(raw);
-      throw new ValueCodecError('string is required', path);
+      throw new ValueCodecError('string is required', at(path));
     case 'bool':
       if (typeof raw === 'boolean') return raw;
-      throw new ValueCodecError('bool is required', path);
+      throw new ValueCodecError('bool is required', at(path));
     case 'number':
       if (typeof raw === 'number' || typeof raw === 'bigint') return TfNumber.of(raw);
       if (typeof raw === 'string') {
         try {
           return TfNumber.fromDecimal(raw);
         } catch {
-          throw new ValueCodecError(`number is required, got ${JSON.stringify(raw)}`, path);
+          throw new ValueCodecError(`number is required, got ${JSON.stringify(raw)}`, at(path));
         }
       }
-      throw new ValueCodecError('number is required', path);
+      throw new ValueCodecError('number is required', at(path));
     case 'list':
     case 'set':
-      if (!Array.isArray(raw)) throw new ValueCodecError(`${type.kind} is required`, path);
-      return raw.map((item, i) => fromRaw(item, type.element, [...path, i]));
-    case 'tuple':
-      if (!Array.isArray(raw) || raw.length !== type.elements.length) {
-        throw new ValueCodecError(`tuple of ${type.elements.length} elements is required`, path);
+    case 'tuple': {
+      if (type.kind === 'tuple' && (!Array.isArray(raw) || raw.length !== type.elements.length)) {
+        throw new ValueCodecError(`tuple of ${type.elements.length} elements is required`, at(path));
       }
-      return raw.map((item, i) => fromRaw(item, type.elements[i]!, [...path, i]));
+      if (!Array.isArray(raw)) throw new ValueCodecError(`${type.kind} is required`, at(path));
+      const out = new Array<TfValue>(raw.length);
+      for (let i = 0; i < raw.length; i++) {
+        path.push(i);
+        out[i] = fromRaw(raw[i], type.kind === 'tuple' ? type.elements[i]! : type.element, path);
+        path.pop();
+      }
+      return out;
+    }
     case 'map': {
-      if (!isRawMap(raw)) throw new ValueCodecError('map is required', path);
-      return objectValue(Object.entries(raw).map(([k, v]) => [k, fromRaw(v, type.element, [...path, k])] as const));
+      if (!isRawMap(raw)) throw new ValueCodecError('map is required', at(path));
+      const out = Object.create(null) as Record<string, TfValue>;
+      for (const k of Object.keys(raw)) {
+        // A map element is reached by key, not by attribute name (core's path steps differ).
+        path.push({ key: k });
+        out[k] = fromRaw(raw[k], type.element, path);
+        path.pop();
+      }
+      return out;
     }
     case 'object': {
-      if (!isRawMap(raw)) throw new ValueCodecError('object is required', path);
-      const names = Object.keys(type.attributes);
+      if (!isRawMap(raw)) throw new ValueCodecError('object is required', at(path));
+      const attributes = type.attributes;
+      const names = attributeNames(attributes);
       const got = Object.keys(raw);
-      if (got.length !== names.length || !got.every((k) => k in type.attributes)) {
-        throw new ValueCodecError(`an object with ${names.length} attributes is required (${got.length} given)`, path);
+      if (got.length !== names.length || !got.every((k) => Object.hasOwn(attributes, k))) {
+        throw new ValueCodecError(`an object with ${names.length} attributes is required (${got.length} given)`, at(path));
       }
-      return objectValue(names.map((n) => [n, fromRaw(raw[n], type.attributes[n]!, [...path, n])] as const));
+      const out = Object.create(null) as Record<string, TfValue>;
+      for (const n in attributes) {
+        path.push(n);
+        out[n] = fromRaw(raw[n], attributes[n]!, path);
+        path.pop();
+      }
+      return out;
     }
     case 'dynamic': {
-      if (!Array.isArray(raw) || raw.length !== 2) throw new ValueCodecError('dynamic value must be [type, value]', path);
+      if (!Array.isArray(raw) || raw.length !== 2) throw new ValueCodecError('dynamic value must be [type, value]', at(path));
       const [typeBytes, inner] = raw as [unknown, unknown];
       const typeText = typeof typeBytes === 'string' ? typeBytes : typeBytes instanceof Uint8Array ? new TextDecoder().decode(typeBytes) : undefined;
-      if (typeText === undefined) throw new ValueCodecError('dynamic value type must be bytes', path);
+      if (typeText === undefined) throw new ValueCodecError('dynamic value type must be bytes', at(path));
       let innerType: TfType;
       try {
         innerType = typeFromJson(JSON.parse(typeText));
       } catch (e) {
-        throw new ValueCodecError(`invalid dynamic type: ${(e as Error).message}`, path);
+        throw new ValueCodecError(`invalid dynamic type: ${(e as Error).message}`, at(path));
       }
       return new TfDynamic(innerType, fromRaw(inner, innerType, path));
     }
@@ -110,7 +155,7 @@ function unknownFromExt(ext: ExtData): Unknown {
   if (ext.type !== REFINED_UNKNOWN_EXT || !data || data.length <= 1) return UNKNOWN;
   let payload: unknown;
   try {
-    payload = decode(data, { useBigInt64: true });
+    payload = decoder.decode(data);
   } catch {
     return UNKNOWN;
   }
@@ -145,24 +190,24 @@ function safeDecimal(text: string): TfNumber | undefined {
 // ---------- encoding ----------
 
 export function encodeMsgpack(value: TfValue, type: TfType): Uint8Array {
-  return encode(toRaw(value, type, []), { useBigInt64: true, forceFloat32: false, sortKeys: true, ignoreUndefined: false });
+  return rawEncoder.encode(toRaw(value, type, []));
 }
 
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
-function toRaw(value: TfValue, type: TfType, path: (string | number)[]): unknown {
+function toRaw(value: TfValue, type: TfType, path: ValuePathStep[]): unknown {
   if (value === null) return null;
   if (value instanceof Unknown) return unknownExt(value, type);
   switch (type.kind) {
     case 'string':
-      if (typeof value !== 'string') throw new ValueCodecError('string is required', path);
+      if (typeof value !== 'string') throw new ValueCodecError('string is required', at(path));
       return value;
     case 'bool':
-      if (typeof value !== 'boolean') throw new ValueCodecError('bool is required', path);
+      if (typeof value !== 'boolean') throw new ValueCodecError('bool is required', at(path));
       return value;
     case 'number': {
-      if (!(value instanceof TfNumber)) throw new ValueCodecError('number is required', path);
+      if (!(value instanceof TfNumber)) throw new ValueCodecError('number is required', at(path));
       const raw = value.raw;
       if (typeof raw === 'number') return raw; // integers encode as ints, others as float64
       if (typeof raw === 'bigint') return raw >= INT64_MIN && raw <= UINT64_MAX ? raw : raw.toString();
@@ -170,31 +215,45 @@ function toRaw(value: TfValue, type: TfType, path: (string | number)[]): unknown
     }
     case 'list':
     case 'set':
-      if (!Array.isArray(value)) throw new ValueCodecError(`${type.kind} is required`, path);
-      return value.map((v, i) => toRaw(v, type.element, [...path, i]));
-    case 'tuple':
-      if (!Array.isArray(value) || value.length !== type.elements.length) throw new ValueCodecError('tuple is required', path);
-      return value.map((v, i) => toRaw(v, type.elements[i]!, [...path, i]));
+    case 'tuple': {
+      if (!Array.isArray(value) || (type.kind === 'tuple' && value.length !== type.elements.length)) {
+        throw new ValueCodecError(`${type.kind} is required`, at(path));
+      }
+      const out = new Array<unknown>(value.length);
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        out[i] = toRaw(value[i]!, type.kind === 'tuple' ? type.elements[i]! : type.element, path);
+        path.pop();
+      }
+      return out;
+    }
     case 'map': {
-      if (!isPlainObject(value)) throw new ValueCodecError('map is required', path);
+      if (!isPlainObject(value)) throw new ValueCodecError('map is required', at(path));
       const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(value)) out[k] = toRaw(v, type.element, [...path, k]);
+      for (const k of Object.keys(value).sort()) {
+        path.push({ key: k });
+        out[k] = toRaw(value[k]!, type.element, path);
+        path.pop();
+      }
       return out;
     }
     case 'object': {
-      if (!isPlainObject(value)) throw new ValueCodecError('object is required', path);
-      // Exactly one entry per attribute: a missing attribute is written as null.
+      if (!isPlainObject(value)) throw new ValueCodecError('object is required', at(path));
+      // Exactly one entry per attribute, in sorted order: a missing attribute is written as null.
+      const attributes = type.attributes;
       const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-      for (const [name, attrType] of Object.entries(type.attributes)) {
-        out[name] = toRaw(value[name] ?? null, attrType, [...path, name]);
+      for (const name of attributeNames(attributes)) {
+        path.push(name);
+        out[name] = toRaw(value[name] ?? null, attributes[name]!, path);
+        path.pop();
       }
-      for (const k of Object.keys(value)) {
-        if (!(k in type.attributes)) throw new ValueCodecError(`unexpected attribute ${JSON.stringify(k)}`, path);
+      for (const k in value) {
+        if (!Object.hasOwn(attributes, k)) throw new ValueCodecError(`unexpected attribute ${JSON.stringify(k)}`, at(path));
       }
       return out;
     }
     case 'dynamic': {
-      if (!(value instanceof TfDynamic)) throw new ValueCodecError('dynamic value needs its concrete type', path);
+      if (!(value instanceof TfDynamic)) throw new ValueCodecError('dynamic value needs its concrete type', at(path));
       const typeBytes = new TextEncoder().encode(JSON.stringify(typeToJson(value.type)));
       return [typeBytes, toRaw(value.value, value.type, path)];
     }
@@ -228,7 +287,7 @@ function encodeRefinements(r: Refinements): Uint8Array {
   const parts: Uint8Array[] = [new Uint8Array([0x80 | entries.length])];
   for (const [k, v] of entries) {
     parts.push(new Uint8Array([k])); // positive fixint
-    parts.push(encode(v, { useBigInt64: true }));
+    parts.push(rawEncoder.encode(v));
   }
   return Buffer.concat(parts);
 }

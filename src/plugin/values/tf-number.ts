@@ -62,7 +62,24 @@ export class TfNumber {
   }
 
   equals(other: TfNumber): boolean {
-    return this.toDecimalString() === other.toDecimalString();
+    // Two doubles (the usual case): equal values have equal shortest decimal text and back.
+    if (typeof this.repr === 'number' && typeof other.repr === 'number') return this.repr === other.repr;
+    // Compared by sign, digits and exponent, never by expanded text: "1e400000000" would
+    // expand to 400 million characters (core may send any decimal).
+    const infinite = (n: TfNumber) => typeof n.repr === 'number' && !Number.isFinite(n.repr);
+    if (infinite(this) || infinite(other)) return this.repr === other.repr;
+    const a = this.canonical();
+    const b = other.canonical();
+    return a.negative === b.negative && a.digits === b.digits && a.exponent === b.exponent;
+  }
+
+  /** Text for messages: the plain decimal when short, else scientific notation (bounded length). */
+  describe(): string {
+    if (typeof this.repr === 'number' && !Number.isFinite(this.repr)) return this.toDecimalString();
+    const { negative, digits, exponent } = this.canonical();
+    if (digits === '0' || Math.abs(exponent) + digits.length <= 64) return this.toDecimalString();
+    const shown = digits.length > 20 ? `${digits[0]}.${digits.slice(1, 20)}…` : digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${negative ? '-' : ''}${shown}e${exponent + digits.length - 1}`;
   }
 
   toString(): string {

@@ -111,6 +111,28 @@ describe('asynchronous mutations (§13)', () => {
     await poll(id);
     expect((await poll(id)).json).toMatchObject({ done: true, result: { deleted: true } });
   });
+
+  it('retires a 202 create record with the incarnation its Operation produced (§10.2), like a direct answer', async () => {
+    // Regression (kill soak): the replayed 202 used to point at the Operation of a deleted
+    // incarnation, so a resumed create reported a uid the Host no longer had.
+    const prepared = (await client.prepare(SEQUENCE, 'retired-async', { lower: 1, upper: 2 })).json as { resource: { spec: unknown }; review: { prepareDigest: string } };
+    const request = {
+      body: { ...client.body(SEQUENCE, 'retired-async', prepared.resource.spec), review: { prepareDigest: prepared.review.prepareDigest } },
+      headers: { 'idempotency-key': 'retired-async-create', 'if-none-match': '*', ...ASYNC },
+    };
+    const first = operationOf(await subject.call('PUT', client.path(SEQUENCE, 'retired-async'), request));
+    await poll(first.id);
+    const uid = (((await poll(first.id)).json as Operation).result?.resource as { metadata: { uid: string } }).metadata.uid;
+    // While the incarnation lives, the same request replays the same Operation.
+    expect(operationOf(await subject.call('PUT', client.path(SEQUENCE, 'retired-async'), request)).id).toBe(first.id);
+    expect((await client.delete(SEQUENCE, 'retired-async', '1')).status).toBe(204);
+    // Once it is gone, the same request executes anew: a new Operation and a new incarnation.
+    const again = operationOf(await subject.call('PUT', client.path(SEQUENCE, 'retired-async'), request));
+    expect(again.id).not.toBe(first.id);
+    await poll(again.id);
+    const recreated = (((await poll(again.id)).json as Operation).result?.resource as { metadata: { uid: string } }).metadata.uid;
+    expect(recreated).not.toBe(uid);
+  });
 });
 
 describe('fault switches', () => {

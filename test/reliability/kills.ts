@@ -1,0 +1,186 @@
+// Kill tests: SIGKILL of the provider or of `tofu` itself at a random moment of an apply
+// (create, update or destroy of a multi-resource configuration, one Form answering 202),
+// and a Host killed and restarted on the same database in the middle of a run. After each
+// trial the next `tofu apply` (at most two re-runs) must converge with no duplicate, no
+// orphan and no lost resource. A create that the Host committed but the state never saw
+// must come back with the same uid — resumed through the create journal and the Host's
+// idempotency record — never be created twice.
+import { readdirSync, readFileSync } from 'node:fs';
+import { checkInvariants, converge, emptyModel, SEQUENCE_NAMES, RESERVATION_NAMES, startRig, tail, type DesiredModel, type Inventory, type SoakRig } from './harness.js';
+import { count, emptyReport, pick, seededRandom, type Random, type ReliabilityReport, type ScenarioOptions } from './report.js';
+
+export interface KillOptions extends ScenarioOptions {
+  readonly trials: number;
+  readonly hostRestarts: number;
+}
+
+type Operation = 'create' | 'update' | 'destroy';
+
+export async function runKills(options: KillOptions): Promise<ReliabilityReport> {
+  const report = emptyReport('kills');
+  const random = seededRandom(options.seed);
+  const rig = await startRig({ asyncKinds: ['CounterReservation'] });
+  // How long each kind of apply takes unkilled, so kill moments spread over the whole run.
+  const durations: Record<Operation, number> = { create: 4000, update: 3000, destroy: 3000 };
+  let model = emptyModel();
+  try {
+    const total = options.trials + options.hostRestarts;
+    for (let trial = 1; trial <= total; trial++) {
+      const restart = trial > options.trials;
+      const inventory = await rig.hostInventory();
+      const op: Operation = inventory.size === 0 ? 'create' : pick(random, ['update', 'destroy', 'update'] as const);
+      model = op === 'create' ? fullModel(random) : op === 'update' ? updated(model, random) : emptyModel();
+      rig.writeConfig(model);
+      const delay = random(0, durations[op]);
+      const label = `trial ${trial} (${restart ? 'Host restart' : 'kill'} during ${op} after ${delay} ms)`;
+      const outcome = restart ? await restartDuring(rig, delay, random) : await killDuring(rig, delay, pick(random, ['provider', 'tofu'] as const));
+      if (outcome.missed) {
+        count(report, 'kills:missed (apply finished first)');
+        durations[op] = Math.max(500, Math.round(outcome.elapsedMs * 0.9));
+      } else count(report, restart ? 'host restarts' : `kills:${outcome.target}`);
+      if (outcome.strayProvider) report.violations.push(`${label}: a provider process outlived its killed CLI by more than 5 s`);
+      const hostAfter = await rig.hostInventory();
+      const stateAfter = rig.stateInventory();
+      const c = await converge(rig.workspace);
+      count(report, `reruns:${c.reruns}`);
+      if (!c.converged) report.violations.push(`${label}: no "No changes" after two re-runs of tofu apply:\n${tail(c.output)}`);
+      const hostFinal = await rig.hostInventory();
+      const stateFinal = rig.stateInventory();
+      report.violations.push(...checkInvariants(label, model, hostFinal, stateFinal));
+      countResumed(report, label, hostAfter, stateAfter, stateFinal);
+      count(report, 'trials');
+      options.log?.(`kills ${label}: recovered in ${c.reruns} re-runs; Host ${hostFinal.size} resources`);
+    }
+  } finally {
+    await rig.close();
+  }
+  return report;
+}
+
+/** Creates the Host committed that the state did not record when the kill hit. */
+function countResumed(report: ReturnType<typeof emptyReport>, label: string, hostAfter: Inventory, stateAfter: Inventory, stateFinal: Inventory): void {
+  for (const [k, uid] of hostAfter) {
+    if (stateAfter.get(k) === uid) continue;
+    count(report, 'orphans left by a kill');
+    const final = stateFinal.get(k);
+    if (final === uid) count(report, 'creates resumed (same uid)');
+    else if (final !== undefined) report.violations.push(`${label}: ${k} was created again (uid ${uid} → ${final}) instead of resumed`);
+  }
+}
+
+interface KillOutcome {
+  readonly missed: boolean;
+  readonly elapsedMs: number;
+  readonly target: string;
+  readonly strayProvider: boolean;
+}
+
+async function killDuring(rig: SoakRig, delayMs: number, target: 'provider' | 'tofu'): Promise<KillOutcome> {
+  const started = Date.now();
+  const tofu = rig.spawnTofu(['apply', '-auto-approve', '-input=false', '-no-color']);
+  const exited = new Promise<void>((r) => tofu.once('exit', () => r()));
+  let finished = false;
+  void exited.then(() => (finished = true));
+  await Promise.race([exited, sleep(delayMs)]);
+  if (finished) return { missed: true, elapsedMs: Date.now() - started, target, strayProvider: false };
+  const providers = descendants(tofu.pid!).filter((p) => cmdline(p).includes('provider'));
+  if (target === 'provider') {
+    if (providers.length === 0) {
+      // Between two provider launches: kill the next one as soon as it appears.
+      for (let i = 0; i < 100 && !finished && providers.length === 0; i++) {
+        await sleep(20);
+        providers.push(...descendants(tofu.pid!).filter((p) => cmdline(p).includes('provider')));
+      }
+    }
+    for (const p of providers) kill(p);
+    await exited;
+    return { missed: providers.length === 0, elapsedMs: Date.now() - started, target, strayProvider: false };
+  }
+  tofu.kill('SIGKILL');
+  await exited;
+  // The provider's parent watchdog must end it once its CLI is gone.
+  let stray = false;
+  for (const p of providers) {
+    const deadline = Date.now() + 5000;
+    while (alive(p) && Date.now() < deadline) await sleep(50);
+    if (alive(p)) {
+      stray = true;
+      kill(p);
+    }
+  }
+  return { missed: false, elapsedMs: Date.now() - started, target, strayProvider: stray };
+}
+
+async function restartDuring(rig: SoakRig, delayMs: number, random: Random): Promise<KillOutcome> {
+  const started = Date.now();
+  const tofu = rig.spawnTofu(['apply', '-auto-approve', '-input=false', '-no-color']);
+  const exited = new Promise<void>((r) => tofu.once('exit', () => r()));
+  let finished = false;
+  void exited.then(() => (finished = true));
+  await Promise.race([exited, sleep(delayMs)]);
+  if (finished) return { missed: true, elapsedMs: Date.now() - started, target: 'host', strayProvider: false };
+  await rig.restartHost(random(200, 800));
+  await exited;
+  return { missed: false, elapsedMs: Date.now() - started, target: 'host', strayProvider: false };
+}
+
+function fullModel(random: Random): DesiredModel {
+  const model = emptyModel();
+  for (const name of SEQUENCE_NAMES) model.sequences.set(name, { lower: random(0, 3), upper: random(10, 40) });
+  // Distinct targets: CounterReservation is exclusive on its target.
+  RESERVATION_NAMES.forEach((name, i) => model.reservations.set(name, { target: SEQUENCE_NAMES[i]! }));
+  return model;
+}
+
+function updated(model: DesiredModel, random: Random): DesiredModel {
+  const sequences = new Map([...model.sequences].map(([n, v]) => [n, { lower: v.lower, upper: v.upper === 40 ? 10 : v.upper + random(1, 40 - v.upper) }] as const));
+  return { sequences, reservations: new Map(model.reservations) };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** All processes below `root`, from /proc (Linux). */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, pp] of parent) if (pp === p) (out.push(child), walk(child));
+  };
+  walk(root);
+  return out;
+}
