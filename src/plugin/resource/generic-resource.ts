@@ -246,7 +246,6 @@ export async function readGeneric(host: HostAccess, current: TfObject) {
     if (typeof current.uid === 'string' && current.uid !== '' && r.metadata.uid !== current.uid) {
       return { state: current, diagnostics: [errorDiag('Resource was replaced outside this configuration', `takoform_resource "${current.name as string}" is now uid ${r.metadata.uid}; state tracks ${current.uid}. Remove it from state and import it to manage the new one.`)] };
     }
-    host.journal.forget(ref, current.space as string, current.name as string);
     return { state: genericState(r, { spec: current.spec ?? null, timeouts: current.timeouts ?? null }), diagnostics: [] };
   } catch (e) {
     return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };

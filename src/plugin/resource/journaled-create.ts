@@ -29,14 +29,8 @@ export async function resumeInterruptedCreate(client: HostClient, journal: Creat
   }
   // Whether the Host holds the name now tells a resume (same uid answered) from a fresh create.
   const before = await client.resources.read({ formRef, space, name });
-  if (entry.uid !== undefined && before?.metadata.uid !== entry.uid) {
-    // The incarnation that create produced is gone: there is nothing to resume.
-    journal.forget(formRef, space, name);
-    return undefined;
-  }
   try {
     const result = await client.resources.apply(request, entry.review, { kind: 'create' }, options);
-    await journal.record({ ...entry, uid: result.resource.metadata.uid });
     return { result, resumed: before?.metadata.uid === result.resource.metadata.uid };
   } catch (e) {
     if (e instanceof HostApiError) {
@@ -49,7 +43,7 @@ export async function resumeInterruptedCreate(client: HostClient, journal: Creat
   }
 }
 
-/** An ordinary create, journaled before it is sent and marked with the uid once answered. */
+/** An ordinary create, journaled before it is sent. */
 export async function journaledCreate(
   client: HostClient,
   journal: CreateJournal,
@@ -68,7 +62,6 @@ export async function journaledCreate(
     if (e instanceof HostApiError && !OUTCOME_UNKNOWN.has(e.code)) journal.forget(entry.formRef, entry.space, entry.name);
     throw e;
   }
-  await journal.record({ ...entry, uid: result.resource.metadata.uid });
   return result;
 }
 

@@ -375,8 +375,6 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
       ],
     };
   }
-  // The state holds this incarnation: an interrupted create of it needs no resuming any more.
-  host.journal.forget(rt.form.formRef, current.space as string, current.name as string);
   return { state: withTimeouts(rt.stateFromResource(resource), current.timeouts), diagnostics: [] };
 }
 

@@ -1,6 +1,6 @@
 // The create journal: entries found by exact FormRef + space + name, written whole (no
 // temporary files left), forgotten by name, and nowhere when turned off.
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,17 +26,27 @@ describe('CreateJournal', () => {
   it('forgets by name, and a new entry for the name is never undone by an earlier removal', async () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'journal-'));
     const journal = CreateJournal.inDataDir({}, cwd);
-    await journal.record({ ...entry, uid: 'res_one' });
+    await journal.record(entry);
     journal.forget(ref, 'demo', 'b'); // another name: untouched
-    expect(journal.find(ref, 'demo', 'a')?.uid).toBe('res_one');
+    expect(journal.find(ref, 'demo', 'a')).toEqual(entry);
     journal.forget(ref, 'demo', 'a');
     expect(journal.find(ref, 'demo', 'a')).toBeUndefined();
     // Recorded right after the (asynchronous) removal: the new entry survives it.
-    await journal.record({ ...entry, uid: 'res_two' });
-    expect(CreateJournal.inDataDir({}, cwd).find(ref, 'demo', 'a')?.uid).toBe('res_two');
+    const second = { ...entry, specDigest: `sha256:${'3'.repeat(64)}` };
+    await journal.record(second);
+    expect(CreateJournal.inDataDir({}, cwd).find(ref, 'demo', 'a')).toEqual(second);
     journal.forget(ref, 'demo', 'a');
     await new Promise((r) => setTimeout(r, 50));
     expect(readdirSync(path.join(cwd, '.terraform/takoform/pending-creates'))).toEqual([]);
+  });
+
+  it('treats a torn entry (a kill in the middle of a write) as absent', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'journal-'));
+    const journal = CreateJournal.inDataDir({}, cwd);
+    await journal.record(entry);
+    const [file] = readdirSync(path.join(cwd, '.terraform/takoform/pending-creates'));
+    writeFileSync(path.join(cwd, '.terraform/takoform/pending-creates', file!), JSON.stringify(entry).slice(0, 40));
+    expect(CreateJournal.inDataDir({}, cwd).find(ref, 'demo', 'a')).toBeUndefined();
   });
 
   it('records nothing when turned off', async () => {
