@@ -12,7 +12,6 @@
 // `declaredSensitiveVars`, which is not a Form), and the schema mapping never marks a Form
 // attribute sensitive; so the secrets scanned for are the provider's own sensitive
 // attribute, `token`, given through TAKOFORM_TOKEN and through an HCL variable.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -25,7 +24,7 @@ import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, PROVIDER_BUNDLE, REPO_ROOT } from '../support/paths.js';
-import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
+import { createWorkspace, runProcess, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
 import { count, emptyReport, seededRandom, type ReliabilityReport, type ScenarioOptions } from './report.js';
 
 // ---------------------------------------------------------------------------------------
@@ -687,19 +686,3 @@ async function startRecorder(host: string): Promise<Recorder> {
   return Object.assign(rec, { port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` });
 }
 
-/** Asynchronous on purpose (a test worker blocked in spawnSync cannot answer the runner). */
-function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<TofuRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
-}

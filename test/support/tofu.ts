@@ -73,7 +73,8 @@ export function createWorkspace(example: string | Record<string, string>, host: 
   };
 }
 
-function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<TofuRun> {
+/** Runs a command to its end, collecting its output; killed after `timeoutMs`. */
+export function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<TofuRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
