@@ -16,7 +16,7 @@ import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const sequence = (name: string, upper = 5) => `resource "takoform_range_sequence" "${name.replace(/-/g, '_')}" {\n  name  = "${name}"\n  lower = 1\n  upper = ${upper}\n}\n`;
 
-describe('interrupted creates', () => {
+describe.each(['tofu', 'terraform'] as const)('interrupted creates through real %s', (cli) => {
   let host: HostProcess;
   let proxy: FaultProxy;
   let ws: TofuWorkspace;
@@ -30,7 +30,7 @@ describe('interrupted creates', () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
     proxy = await FaultProxy.start(host.url);
     api = new HostApi(host.url, host.token);
-    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK + sequence('lost-answer'), '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, { url: proxy.url, token: host.token });
+    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK + sequence('lost-answer'), '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, { url: proxy.url, token: host.token }, 'demo', cli);
     await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {
