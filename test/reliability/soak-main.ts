@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     ['soak', () => runFaultSoak({ seed, log, cycles: Number(arg('cycles', '200')) })],
     ['kills', () => runKills({ seed, log, trials: Number(arg('kills', '50')), hostRestarts: Number(arg('host-restarts', '5')) })],
     ['races', () => runRaces({ seed, log, rounds: Number(arg('race-rounds', '10')) })],
-    ['fuzz', () => runHostileInput({ seed, log, fuzzRuns: Number(arg('fuzz-runs', '1000')) })],
+    ['fuzz', () => runHostileInput({ seed, log, fuzzRuns: Number(arg('fuzz-runs', '500')) })],
     ['secrets', () => runSecretsScan({ seed, log })],
   ];
   for (const [name, run] of scenarios) {
