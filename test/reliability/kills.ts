@@ -75,29 +75,35 @@ interface KillOutcome {
   readonly strayProvider: boolean;
 }
 
-async function killDuring(rig: SoakRig, delayMs: number, target: 'provider' | 'tofu'): Promise<KillOutcome> {
+/** A `tofu apply` started now; `reached` says whether it was still running after `delayMs`. */
+async function applyFor(rig: SoakRig, delayMs: number) {
   const started = Date.now();
   const tofu = rig.spawnTofu(['apply', '-auto-approve', '-input=false', '-no-color']);
-  const exited = new Promise<void>((r) => tofu.once('exit', () => r()));
   let finished = false;
-  void exited.then(() => (finished = true));
+  const exited = new Promise<void>((r) => tofu.once('exit', () => r())).then(() => {
+    finished = true;
+  });
   await Promise.race([exited, sleep(delayMs)]);
-  if (finished) return { missed: true, elapsedMs: Date.now() - started, target, strayProvider: false };
-  const providers = descendants(tofu.pid!).filter((p) => cmdline(p).includes('provider'));
+  return { tofu, exited, reached: !finished, isFinished: () => finished, elapsedMs: () => Date.now() - started };
+}
+
+async function killDuring(rig: SoakRig, delayMs: number, target: 'provider' | 'tofu'): Promise<KillOutcome> {
+  const run = await applyFor(rig, delayMs);
+  if (!run.reached) return { missed: true, elapsedMs: run.elapsedMs(), target, strayProvider: false };
+  const providersOf = () => descendants(run.tofu.pid!).filter((p) => cmdline(p).includes('provider'));
+  const providers = providersOf();
   if (target === 'provider') {
-    if (providers.length === 0) {
-      // Between two provider launches: kill the next one as soon as it appears.
-      for (let i = 0; i < 100 && !finished && providers.length === 0; i++) {
-        await sleep(20);
-        providers.push(...descendants(tofu.pid!).filter((p) => cmdline(p).includes('provider')));
-      }
+    // Between two provider launches: kill the next one as soon as it appears.
+    for (let i = 0; i < 100 && !run.isFinished() && providers.length === 0; i++) {
+      await sleep(20);
+      providers.push(...providersOf());
     }
     for (const p of providers) kill(p);
-    await exited;
-    return { missed: providers.length === 0, elapsedMs: Date.now() - started, target, strayProvider: false };
+    await run.exited;
+    return { missed: providers.length === 0, elapsedMs: run.elapsedMs(), target, strayProvider: false };
   }
-  tofu.kill('SIGKILL');
-  await exited;
+  run.tofu.kill('SIGKILL');
+  await run.exited;
   // The provider's parent watchdog must end it once its CLI is gone.
   let stray = false;
   for (const p of providers) {
@@ -108,20 +114,16 @@ async function killDuring(rig: SoakRig, delayMs: number, target: 'provider' | 't
       kill(p);
     }
   }
-  return { missed: false, elapsedMs: Date.now() - started, target, strayProvider: stray };
+  return { missed: false, elapsedMs: run.elapsedMs(), target, strayProvider: stray };
 }
 
 async function restartDuring(rig: SoakRig, delayMs: number, random: Random): Promise<KillOutcome> {
-  const started = Date.now();
-  const tofu = rig.spawnTofu(['apply', '-auto-approve', '-input=false', '-no-color']);
-  const exited = new Promise<void>((r) => tofu.once('exit', () => r()));
-  let finished = false;
-  void exited.then(() => (finished = true));
-  await Promise.race([exited, sleep(delayMs)]);
-  if (finished) return { missed: true, elapsedMs: Date.now() - started, target: 'host', strayProvider: false };
-  await rig.restartHost(random(200, 800));
-  await exited;
-  return { missed: false, elapsedMs: Date.now() - started, target: 'host', strayProvider: false };
+  const run = await applyFor(rig, delayMs);
+  if (run.reached) {
+    await rig.restartHost(random(200, 800));
+    await run.exited;
+  }
+  return { missed: !run.reached, elapsedMs: run.elapsedMs(), target: 'host', strayProvider: false };
 }
 
 function fullModel(random: Random): DesiredModel {
