@@ -17,7 +17,7 @@ export {
   RETRYABLE_CODES,
   type HostErrorCode,
 } from './errors.js';
-export { deriveIdempotencyKey, type IdempotencyInput } from './idempotency.js';
+export { deriveIdempotencyKey, isAttemptId, newAttemptId, type IdempotencyInput } from './idempotency.js';
 export { parseOrigin, isLoopbackHost } from './origin.js';
 export type * from './wire-types.js';
 export { sameFormRef, formatFormRef } from './wire-types.js';

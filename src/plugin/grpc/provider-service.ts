@@ -12,6 +12,7 @@ import type { TakoformProvider } from '../provider/provider.js';
 import { applyResource, importResource, planResource, readResource } from '../resource/lifecycle.js';
 import { encodePrivate } from '../resource/private-data.js';
 import { invalidDuration } from '../resource/timeouts.js';
+import { addressDiagnostics, spaceIdDiagnostic } from '../resource/address-validation.js';
 import { impliedType, toProtoSchema } from '../schema/tf-schema.js';
 import { ValueCodecError } from '../values/msgpack.js';
 import type { FormResourceType } from '../resource/form-resource-type.js';
@@ -129,8 +130,9 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
     }),
 
     ValidateProviderConfig: unary('ValidateProviderConfig', (req) => {
-      decodeObject(req.config, providerType);
-      return { diagnostics: [] };
+      const config = decodeObject(req.config, providerType);
+      const space = config && typeof config.space === 'string' ? spaceIdDiagnostic('The provider', config.space, ['space']) : undefined;
+      return { diagnostics: diags(space ? [space] : []) };
     }),
 
     ConfigureProvider: unary('ConfigureProvider', (req) => {
@@ -143,7 +145,7 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
         const config = decodeObject(req.config, GENERIC_TYPE);
         // A Form the catalog has is checked offline, like its typed resource type: a spec
         // its schema refuses never reaches the Host.
-        const found = config ? await validateGenericSpec(provider.resourceTypes.values(), config) : [];
+        const found = config ? [...addressDiagnostics(GENERIC_TYPE_NAME, config), ...(await validateGenericSpec(provider.resourceTypes.values(), config))] : [];
         const bad = config ? invalidDuration(config.timeouts) : undefined;
         if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute]));
         return { diagnostics: diags(found) };
@@ -152,7 +154,7 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
       const config = decodeObject(req.config, rt.valueType);
       if (!config) return { diagnostics: [] };
       const bad = invalidDuration(config.timeouts);
-      const found = await rt.validator.validate(config);
+      const found = [...addressDiagnostics(rt.typeName, config), ...(await rt.validator.validate(config))];
       if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s", "10m" or "1h30m".`, ['timeouts', bad.attribute]));
       return { diagnostics: diags(found) };
     }),
@@ -268,8 +270,8 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
 
     GetFunctions: unary('GetFunctions', () => ({ functions: {}, diagnostics: [] })),
     ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req) => {
-      decodeObject(req.config, dataSource(req.type_name).valueType);
-      return { diagnostics: [] };
+      const config = decodeObject(req.config, dataSource(req.type_name).valueType);
+      return { diagnostics: diags(config ? addressDiagnostics(req.type_name, config) : []) };
     }),
     ReadDataSource: unary('ReadDataSource', async (req) => {
       const ds = dataSource(req.type_name);

@@ -5,6 +5,7 @@ import type { LoadedCatalog } from '../catalog/catalog-file.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
 import { CreateJournal } from '../resource/create-journal.js';
+import { spaceIdDiagnostic } from '../resource/address-validation.js';
 import { FormResourceType } from '../resource/form-resource-type.js';
 import type { HostAccess } from '../resource/lifecycle.js';
 import type { TfObject } from '../values/tf-value.js';
@@ -17,7 +18,8 @@ export class TakoformProvider implements HostAccess {
   client: HostClient | undefined;
   defaultSpace: string | undefined;
   configUnknown = false;
-  readonly journal = CreateJournal.inDataDir();
+  /** Creates sent but maybe not recorded in state; scoped to the configured endpoint. */
+  journal = CreateJournal.disabled();
   readonly loadDiagnostics: Diagnostic[] = [];
 
   constructor(
@@ -55,6 +57,10 @@ export class TakoformProvider implements HostAccess {
         ),
       ];
     }
+    if (settings.space !== undefined) {
+      const bad = spaceIdDiagnostic('The provider', settings.space, ['space']);
+      if (bad) return [bad];
+    }
     this.logger.addSecret(settings.token);
     try {
       this.client = new HostClient({
@@ -67,7 +73,8 @@ export class TakoformProvider implements HostAccess {
     } catch (e) {
       return [errorDiag('Invalid provider configuration', `${(e as Error).message}`, ['endpoint'])];
     }
-    this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion });
+    this.journal = CreateJournal.inDataDir(originOf(settings.endpoint));
+    this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion, journal_workspace: this.journal.currentScope.workspace });
     return [];
   }
 
@@ -117,7 +124,28 @@ export class TakoformProvider implements HostAccess {
     return pending;
   }
 
+  /**
+   * Core shut the provider down normally (GRPCController.Shutdown): every create it was
+   * answered is in core's hands now. Not called when the CLI died or the process is killed.
+   */
+  closedByCore(): void {
+    try {
+      this.journal.closeNormally();
+    } catch (e) {
+      this.logger.warn('could not tidy the create journal', { error: (e as Error).message });
+    }
+  }
+
   async close(): Promise<void> {
     await this.client?.close();
+  }
+}
+
+/** The endpoint as one string per Host (the client refuses paths, so the origin is the Host). */
+function originOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return endpoint;
   }
 }

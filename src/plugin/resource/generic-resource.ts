@@ -2,7 +2,7 @@
 // FormRef is written out and the spec is a dynamic value sent as written; the Host's
 // materialized spec comes back as `spec_json`. Drift shows as a change of `spec_json` away
 // from what the last apply stored (kept in private data), which plans a re-apply.
-import { canonicalJson, jcsDigest } from '../../common/digest.js';
+import { canonicalJson } from '../../common/digest.js';
 import { AcceptedOutcomeUnknownError, HostApiError, resourceRequest, sameFormRef, type FormRef, type JsonObject, type ResourceResponse } from '../../host-client/index.js';
 import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { hostFailureDiagnostic, type ResourceContext } from '../diag/host-diagnostics.js';
@@ -12,7 +12,7 @@ import { T, type TfType } from '../values/tf-type.js';
 import { isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
 import { CONDITION_TYPE, conditionValues, stateId, type FormResourceType } from './form-resource-type.js';
 import { journaledCreate, resumeInterruptedCreate } from './journaled-create.js';
-import { resumedWarning, type HostAccess } from './lifecycle.js';
+import { createConflictDiagnostic, ignoredEntryWarnings, resumedWarning, type HostAccess } from './lifecycle.js';
 import { operationTimeout, TIMEOUTS_BLOCK } from './timeouts.js';
 
 export const GENERIC_TYPE_NAME = 'takoform_resource';
@@ -166,8 +166,10 @@ export async function planGeneric(host: HostAccess, prior: TfObject | null, prop
   } catch (e) {
     // resource_not_found: a relation target created earlier in this run. A held name with an
     // interrupted create of ours journaled for this spec: apply resumes it.
-    const resumable = e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict') && host.journal.find(ref, planned.space as string, planned.name as string)?.specDigest === jcsDigest(spec);
-    if (!prior && e instanceof HostApiError && (e.code === 'resource_not_found' || resumable)) {
+    // A held name at plan: the old object of a replacement, an interrupted create of ours that
+    // apply resumes, or someone else's, which apply refuses with "already exists".
+    const held = e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict');
+    if (!prior && e instanceof HostApiError && (e.code === 'resource_not_found' || held)) {
       markChanged(true);
       return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics: [], private: Buffer.alloc(0) };
     }
@@ -184,7 +186,7 @@ export async function applyGeneric(host: HostAccess, prior: TfObject | null, pla
   if (!planned) {
     try {
       await client.resources.delete({ formRef: ref, space: prior!.space as string, name: prior!.name as string }, { expectedGeneration: prior!.generation as string, uid: prior!.uid as string }, { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') });
-      host.journal.forget(ref, prior!.space as string, prior!.name as string);
+      host.journal.forgetName(ref, prior!.space as string, prior!.name as string);
       return { state: null, private: Buffer.alloc(0), diagnostics: [] as Diagnostic[] };
     } catch (e) {
       return { state: prior, private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
@@ -195,15 +197,18 @@ export async function applyGeneric(host: HostAccess, prior: TfObject | null, pla
   const request = resourceRequest(ref, planned.space as string, planned.name as string, spec);
   let review = decodeGenericPrivate(plannedPrivate);
   const timeoutMs = operationTimeout(planned.timeouts, prior ? 'update' : 'create');
+  const journalWarnings: Diagnostic[] = [];
   try {
-    // A create of this name and spec that an earlier run sent but never recorded: resume it.
-    const resumed = prior ? undefined : await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
+    // A create of this name and spec that an earlier run here sent but never recorded: resume it.
+    const outcome = prior ? undefined : await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
+    if (outcome) journalWarnings.push(...ignoredEntryWarnings(GENERIC_TYPE_NAME, planned.name as string, outcome.ignored));
+    const resumed = outcome?.resumed;
     if (resumed) {
       const state = genericState(resumed.result.resource, { spec: planned.spec ?? null, timeouts: planned.timeouts ?? null });
       return {
         state,
         private: encodeGenericPrivate({ applied: state.spec_json as string }),
-        diagnostics: resumed.resumed ? [resumedWarning(GENERIC_TYPE_NAME, planned.name as string, resumed.result.resource.metadata.uid)] : ([] as Diagnostic[]),
+        diagnostics: resumed.resumed ? [...journalWarnings, resumedWarning(GENERIC_TYPE_NAME, planned.name as string, resumed.result.resource.metadata.uid)] : journalWarnings,
       };
     }
     if (!review.prepareDigest || !review.specDigest) {
@@ -228,7 +233,7 @@ export async function applyGeneric(host: HostAccess, prior: TfObject | null, pla
     if (e instanceof AcceptedOutcomeUnknownError && prior) {
       return { state: objectValue([...Object.entries(prior), ['pending_operation', e.operationId]]), private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
     }
-    return { state: prior, private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
+    return { state: prior, private: Buffer.alloc(0), diagnostics: [...journalWarnings, (await createConflictDiagnostic(client, GENERIC_TYPE_NAME, request, prior, e)) ?? hostFailureDiagnostic('apply', e, ctx)] };
   }
 }
 
@@ -240,12 +245,14 @@ export async function readGeneric(host: HostAccess, current: TfObject) {
   try {
     const r = await client.resources.read({ formRef: ref, space: current.space as string, name: current.name as string });
     if (!r) {
-      host.journal.forget(ref, current.space as string, current.name as string);
+      host.journal.forgetName(ref, current.space as string, current.name as string);
       return { state: null, diagnostics: [] };
     }
     if (typeof current.uid === 'string' && current.uid !== '' && r.metadata.uid !== current.uid) {
       return { state: current, diagnostics: [errorDiag('Resource was replaced outside this configuration', `takoform_resource "${current.name as string}" is now uid ${r.metadata.uid}; state tracks ${current.uid}. Remove it from state and import it to manage the new one.`)] };
     }
+    // The state holds this resource: a journaled create of the name has nothing left to resume.
+    host.journal.forgetName(ref, current.space as string, current.name as string);
     return { state: genericState(r, { spec: current.spec ?? null, timeouts: current.timeouts ?? null }), diagnostics: [] };
   } catch (e) {
     return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };

@@ -10,7 +10,7 @@ import { hostFailureDiagnostic, pointerToPath, type ResourceContext } from '../d
 import { SpecConversionError, toSpec, type ValueMapping } from '../schema/form-mapping.js';
 import { isObjectValue, isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
 import { stateId, type FormResourceType } from './form-resource-type.js';
-import type { CreateJournal } from './create-journal.js';
+import type { CreateJournal, IgnoredEntry } from './create-journal.js';
 import { journaledCreate, resumeInterruptedCreate } from './journaled-create.js';
 import { decodePrivate, type PlannedPrivate } from './private-data.js';
 import { operationTimeout } from './timeouts.js';
@@ -197,7 +197,7 @@ export async function applyResource(
           { expectedGeneration: prior!.generation as string, uid: prior!.uid as string },
           { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') },
         );
-        host.journal.forget(rt.form.formRef, prior!.space as string, prior!.name as string);
+        host.journal.forgetName(rt.form.formRef, prior!.space as string, prior!.name as string);
         return { state: null, diagnostics: [] };
       } catch (e) {
         if (e instanceof HostApiError && e.code === 'dependency_in_use' && Date.now() + delay < waitUntil) {
@@ -222,18 +222,21 @@ export async function applyResource(
   }
   const request = resourceRequest(rt.form.formRef, space, name, spec);
   const timeoutMs = operationTimeout(planned.timeouts, prior ? 'update' : 'create');
+  const journalWarnings: Diagnostic[] = [];
   if (!prior) {
-    // A create of this name and spec that an earlier run sent but never recorded: resume it.
+    // A create of this name and spec that an earlier run here sent but never recorded: resume it.
     try {
-      const resumed = await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
-      if (resumed) {
-        const diagnostics = readinessWarnings(rt, resumed.result.resource);
-        if (resumed.resumed) diagnostics.unshift(resumedWarning(rt.typeName, name, resumed.result.resource.metadata.uid));
-        return { state: withTimeouts(rt.stateFromResource(resumed.result.resource), planned.timeouts), diagnostics };
+      const outcome = await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
+      journalWarnings.push(...ignoredEntryWarnings(rt.typeName, name, outcome.ignored));
+      if (outcome.resumed) {
+        const { result, resumed } = outcome.resumed;
+        const diagnostics = [...journalWarnings, ...readinessWarnings(rt, result.resource)];
+        if (resumed) diagnostics.unshift(resumedWarning(rt.typeName, name, result.resource.metadata.uid));
+        return { state: withTimeouts(rt.stateFromResource(result.resource), planned.timeouts), diagnostics };
       }
     } catch (e) {
       if (e instanceof AcceptedOutcomeUnknownError) return pendingState(rt, prior, planned, e);
-      return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
+      return { state: prior, diagnostics: [...journalWarnings, hostFailureDiagnostic('apply', e, ctx)] };
     }
   }
   let review = decodePrivate(plannedPrivate);
@@ -250,7 +253,7 @@ export async function applyResource(
       }
       review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
     } catch (e) {
-      return { state: prior, diagnostics: [await createConflictDiagnostic(client, rt, request, prior, e) ?? hostFailureDiagnostic('prepare', e, ctx)] };
+      return { state: prior, diagnostics: [...journalWarnings, (await createConflictDiagnostic(client, rt.typeName, request, prior, e)) ?? hostFailureDiagnostic('prepare', e, ctx)] };
     }
   }
 
@@ -262,9 +265,9 @@ export async function applyResource(
     resource = result.resource;
   } catch (e) {
     if (e instanceof AcceptedOutcomeUnknownError) return pendingState(rt, prior, planned, e);
-    return { state: prior, diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
+    return { state: prior, diagnostics: [...journalWarnings, (await createConflictDiagnostic(client, rt.typeName, request, prior, e)) ?? hostFailureDiagnostic('apply', e, ctx)] };
   }
-  return { state: withTimeouts(rt.stateFromResource(resource), planned.timeouts), diagnostics: readinessWarnings(rt, resource) };
+  return { state: withTimeouts(rt.stateFromResource(resource), planned.timeouts), diagnostics: [...journalWarnings, ...readinessWarnings(rt, resource)] };
 }
 
 export function resumedWarning(typeName: string, name: string, uid: string): Diagnostic {
@@ -276,19 +279,33 @@ export function resumedWarning(typeName: string, name: string, uid: string): Dia
 }
 
 /**
- * A create refused because the name is already taken on the Host, and no interrupted create
- * of ours explains it: say so plainly, with the import command, instead of the Host's
- * complaint about a missing generation fence.
+ * A create refused because the name is already taken on the Host by anyone but this very
+ * attempt — another block of this configuration, another state, workspace or working
+ * directory, or this one after `state rm`: say so plainly, with the import command, instead
+ * of the Host's complaint about a fence. Core adds the address of the block that lost.
  */
-async function createConflictDiagnostic(client: HostClient, rt: FormResourceType, request: ResourceRequest, prior: TfObject | null, error: unknown): Promise<Diagnostic | undefined> {
+export async function createConflictDiagnostic(client: HostClient, typeName: string, request: ResourceRequest, prior: TfObject | null, error: unknown): Promise<Diagnostic | undefined> {
   if (prior || !(error instanceof HostApiError) || !(error.code === 'invalid_argument' || error.code === 'generation_conflict')) return undefined;
   const { space, name } = request.metadata;
-  const existing = await client.resources.read({ formRef: rt.form.formRef, space, name }).catch(() => undefined);
+  const existing = await client.resources.read({ formRef: request.form.formRef, space, name }).catch(() => undefined);
   if (!existing) return undefined;
   return errorDiag(
     'Resource already exists on the Host',
-    `${rt.typeName} "${name}" already exists in space "${space}" (uid ${existing.metadata.uid}, generation ${existing.metadata.generation}) and this state does not manage it. ` +
-      `Nothing was changed. To manage it here, import it: an \`import\` block with id = "${space}/${name}", or the CLI's \`import <address> ${space}/${name}\`; otherwise pick another name.`,
+    `${typeName} "${name}" already exists in space "${space}" (uid ${existing.metadata.uid}, generation ${existing.metadata.generation}), and this create did not make it: ` +
+      'another resource block of this configuration, another state or workspace, or an earlier run whose state no longer has it holds the name. Nothing was changed. ' +
+      `Give this block another name; or, to manage the existing one here, import it: an \`import\` block with id = "${space}/${name}", or the CLI's \`import <address> ${space}/${name}\` ` +
+      '(first make sure no other state manages it: two states managing one resource delete it for each other). Host code: ' +
+      `${error.code}${error.requestId ? `, request ${error.requestId}` : ''}.`,
+  );
+}
+
+/** Warnings for journal entries that were found but not trusted. */
+export function ignoredEntryWarnings(typeName: string, name: string, ignored: readonly IgnoredEntry[]): Diagnostic[] {
+  return ignored.map((entry) =>
+    warningDiag(
+      'Create journal entry ignored',
+      `A journaled create of ${typeName} "${name}" (${entry.what}) was not resumed because ${entry.reason}. It was removed; this run creates the resource as usual.`,
+    ),
   );
 }
 
@@ -359,7 +376,7 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
   }
   if (!resource) {
     // Gone (deleted out of band, or by a run killed before it recorded the delete).
-    host.journal.forget(rt.form.formRef, current.space as string, current.name as string);
+    host.journal.forgetName(rt.form.formRef, current.space as string, current.name as string);
     return { state: null, diagnostics: [] }; // core plans a create
   }
   if (typeof current.uid === 'string' && current.uid !== '' && resource.metadata.uid !== current.uid) {
@@ -375,6 +392,8 @@ export async function readResource(rt: FormResourceType, host: HostAccess, curre
       ],
     };
   }
+  // The state holds this resource: a journaled create of the name has nothing left to resume.
+  host.journal.forgetName(rt.form.formRef, current.space as string, current.name as string);
   return { state: withTimeouts(rt.stateFromResource(resource), current.timeouts), diagnostics: [] };
 }
 
