@@ -207,19 +207,27 @@ class ClaimRaces {
     await this.api.put(this.refs['range-sequence'], target, { lower: 0, upper: round + 1 });
     // `claim` holds per tenant across spaces: sometimes the second claimant is in another space.
     const crossSpace = this.random(0, 1) === 1;
+    // On odd rounds side B writes its claim and its same-name create with the generic
+    // takoform_resource: the Host's rules, the ownership keys and the diagnostics must not
+    // depend on the kind.
+    const genericB = round % 2 === 1;
     const contenders: Contender[] = (['a', 'b'] as const).flatMap((side): Contender[] => {
       const claimSpace = side === 'b' && crossSpace ? OTHER_SPACE : SPACE;
       const claimLabel = `claim_${round}`;
       const holdLabel = `hold_${round}`;
+      const generic = side === 'b' && genericB;
+      const sameSpec: RangeSpec = { lower: 1, upper: round + 2, mode: 'safe' };
       return [
         {
           side,
           kind: 'claim',
-          address: `takoform_claim_ticket.${claimLabel}`,
+          address: `${generic ? 'takoform_resource' : 'takoform_claim_ticket'}.${claimLabel}`,
           name: `claim-${side}-${round}`,
           space: claimSpace,
           ref: this.refs['constraint-claim-primary'],
-          hcl: resourceHcl('takoform_claim_ticket', claimLabel, { name: `claim-${side}-${round}`, space: claimSpace, claim: `ticket-${round}` }),
+          hcl: generic
+            ? genericHcl(claimLabel, this.refs['constraint-claim-primary'], `claim-${side}-${round}`, claimSpace, { claim: `ticket-${round}` })
+            : resourceHcl('takoform_claim_ticket', claimLabel, { name: `claim-${side}-${round}`, space: claimSpace, claim: `ticket-${round}` }),
         },
         {
           side,
@@ -234,7 +242,9 @@ class ClaimRaces {
         {
           side,
           kind: 'same-name',
-          ...rangeBlock('takoform_range_sequence', `same_${round}`, `same-${round}`, SPACE, { lower: 1, upper: round + 2, mode: 'safe' }, this.refs['range-sequence']),
+          ...(generic
+            ? { address: `takoform_resource.same_${round}`, name: `same-${round}`, space: SPACE, ref: this.refs['range-sequence'], hcl: genericHcl(`same_${round}`, this.refs['range-sequence'], `same-${round}`, SPACE, sameSpec) }
+            : rangeBlock('takoform_range_sequence', `same_${round}`, `same-${round}`, SPACE, sameSpec, this.refs['range-sequence'])),
         },
       ];
     });
@@ -362,7 +372,7 @@ class ClaimRaces {
         ? [
             ['the summary', 'Resource already exists on the Host'],
             ['the Host name of the resource', `"${loser.name}" already exists in space "${loser.space}"`],
-            ['the import id', `id = "${loser.space}/${loser.name}"`],
+            ['the import id', `${loser.space}/${loser.name}"`],
             ['that nothing changed', 'Nothing was changed'],
             ['the Host code', 'Host code: '],
           ]
@@ -917,6 +927,14 @@ function resourceHcl(type: string, label: string, attributes: Record<string, str
     .map(([k, v]) => `  ${k} = ${JSON.stringify(v)}\n`)
     .join('');
   return `resource "${type}" "${label}" {\n${body}}\n`;
+}
+
+/** The same resource through the generic takoform_resource: exact FormRef, spec as written. */
+function genericHcl(label: string, ref: FormRefLike, name: string, space: string, spec: Record<string, string | number>): string {
+  const fields = Object.entries(spec)
+    .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+    .join(', ');
+  return resourceHcl('takoform_resource', label, { api_version: ref.apiVersion, kind: ref.kind, definition_version: ref.definitionVersion, schema_digest: ref.schemaDigest, name, space }).replace(/\}\n$/, `  spec = { ${fields} }\n}\n`);
 }
 
 function rangeBlock(type: string, label: string, name: string, space: string, spec: RangeSpec, ref: FormRefLike): Block {

@@ -3,7 +3,8 @@
 // it leaves; a later create of the same name and spec in the same scope first sends the
 // journaled attempt again, which the Host answers from its idempotency record.
 import { jcsDigest } from '../../common/digest.js';
-import { HostApiError, newAttemptId, type HostClient, type MutationOptions, type MutationResult, type ResourceRequest } from '../../host-client/index.js';
+import { HostApiError, newAttemptId, type MutationOptions, type MutationResult, type ResourceRequest } from '../../host-client/index.js';
+import type { LifecycleClient } from './lifecycle/host-access.js';
 import type { CreateJournal, IgnoredEntry } from './create-journal.js';
 
 export interface ResumedCreate {
@@ -25,7 +26,7 @@ export interface ResumeOutcome {
  * honours it (the entry is then dropped and the caller creates normally). Transport failures
  * propagate: the entry stays for the next run.
  */
-export async function resumeInterruptedCreate(client: HostClient, journal: CreateJournal, request: ResourceRequest, options: MutationOptions): Promise<ResumeOutcome> {
+export async function resumeInterruptedCreate(client: LifecycleClient, journal: CreateJournal, request: ResourceRequest, options: MutationOptions): Promise<ResumeOutcome> {
   const { formRef } = request.form;
   const { space, name } = request.metadata;
   const { entries, ignored } = journal.claimPending(formRef, space, name);
@@ -61,7 +62,7 @@ export async function resumeInterruptedCreate(client: HostClient, journal: Creat
 
 /** An ordinary create: a fresh attempt, journaled before it is sent. */
 export async function journaledCreate(
-  client: HostClient,
+  client: LifecycleClient,
   journal: CreateJournal,
   request: ResourceRequest,
   review: { prepareDigest: string; specDigest: string },
