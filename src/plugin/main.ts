@@ -7,6 +7,7 @@
 // command, and the commands for people (install, catalog lock, docs, cdktf) are loaded when run.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isSea } from 'node:sea';
 import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
 import { PROVIDER_SOURCE } from './provider-address.js';
@@ -19,8 +20,14 @@ const USAGE = `terraform-provider-takoform ${PROVIDER_VERSION}
 This is a Terraform/OpenTofu provider plugin. tofu or terraform start it by themselves;
 running it directly does nothing useful. Commands for people:
 
-  install [--mirror DIR]        put the provider into a plugin mirror (default ~/.terraform.d/plugins)
-                                so that "tofu init" finds source = "${PROVIDER_SOURCE}"
+  install [--mirror DIR] [--wrapper]
+                                put the provider into a plugin mirror (default ~/.terraform.d/plugins)
+                                so that "tofu init" finds source = "${PROVIDER_SOURCE}": the single
+                                executable (Node embedded) where one is built for this platform,
+                                else a wrapper that runs this bundle with the node on PATH
+  release [--out DIR] [--platform OS_ARCH ...]
+                                write Registry release artifacts (zips, SHA256SUMS, manifest) and a
+                                provider network mirror tree (index.json, <version>.json)
   catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...]
                                 write the Form catalog (.takoform.lock.json) from a Host;
                                 --package adds role, immutable fields and output schema
@@ -45,10 +52,22 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === 'install') {
-    const { installProvider } = await import('./install.js');
-    const dir = installProvider({ bundle: process.argv[1] ?? '', ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
-    realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir}\n`);
+    const { builtExecutable, installProvider } = await import('./install.js');
+    // The single executable installs itself; a bundle installs the one built for this
+    // platform beside it, else the wrapper (always with --wrapper).
+    const bundle = process.argv[1] ?? '';
+    const executable = rest.includes('--wrapper') ? undefined : runningAsSingleExecutable() ? process.execPath : builtExecutable(bundle);
+    if (rest.includes('--wrapper') && runningAsSingleExecutable()) {
+      process.stderr.write('install --wrapper: run it from the npm package or a build (node terraform-provider-takoform), not from the single executable\n');
+      return 1;
+    }
+    const dir = installProvider({ bundle, ...(executable !== undefined ? { executable } : {}), ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
+    realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir} (${executable !== undefined ? 'single executable, Node embedded' : 'wrapper: needs node on PATH'})\n`);
     return 0;
+  }
+  if (command === 'release') {
+    const { release } = await import('./release/release-command.js');
+    return release(rest, realStdoutWrite);
   }
   if (command === 'catalog' && rest[0] === 'lock') {
     return catalogLock(rest.slice(1), realStdoutWrite);
@@ -135,6 +154,11 @@ async function writeDocs(args: readonly string[], out: (s: string) => void): Pro
     process.stderr.write(`docs failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
+}
+
+/** True inside the single executable (Node embedded), where argv[1] is the executable itself. */
+function runningAsSingleExecutable(): boolean {
+  return isSea();
 }
 
 function flags(args: readonly string[], name: string): string[] {
