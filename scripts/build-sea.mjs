@@ -23,9 +23,11 @@ const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const arch = process.arch === 'x64' ? 'amd64' : process.arch === 'ia32' ? '386' : process.arch;
 const platform = `${process.platform}_${arch}`;
 const main = path.join(root, 'dist/provider/provider-main.cjs');
-const outDir = path.join(root, 'dist/sea', platform);
-const target = path.join(outDir, 'terraform-provider-takoform');
-const work = path.join(root, 'dist/sea/.work');
+// --out FILE and --no-code-cache are for `npm run bench`, which compares both variants.
+const outArg = process.argv.indexOf('--out');
+const target = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'dist/sea', platform, 'terraform-provider-takoform');
+const outDir = path.dirname(target);
+const work = path.join(root, 'dist/sea', `.work-${process.pid}`);
 
 if (process.platform === 'win32') {
   console.error('build-sea: not built on Windows by this script (the executable would need an .exe name and signing)');
@@ -41,7 +43,7 @@ mkdirSync(work, { recursive: true });
 mkdirSync(outDir, { recursive: true });
 const blob = path.join(work, 'provider.blob');
 const config = path.join(work, 'sea-config.json');
-const useCodeCache = process.env.TAKOFORM_SEA_CODE_CACHE !== '0';
+const useCodeCache = !process.argv.includes('--no-code-cache');
 writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache }));
 run(process.execPath, ['--experimental-sea-config', config]);
 
