@@ -5,7 +5,7 @@
 //
 // Only what serving needs is imported statically: core starts the provider 3-5 times per
 // command, and the commands for people (install, catalog lock, docs, cdktf) are loaded when run.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
 import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
@@ -47,6 +47,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   console.log = console.info = console.debug = toStderr;
 
   const [command, ...rest] = argv;
+  const checked = checkCommandLine(argv);
+  if (checked !== undefined) {
+    (checked.code === 0 ? realStdoutWrite : (t: string) => void process.stderr.write(t))(checked.text);
+    return checked.code;
+  }
   if (command === 'version' || command === '--version') {
     realStdoutWrite(`${PROVIDER_VERSION}\n`);
     return 0;
@@ -55,7 +60,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { builtExecutable, installProvider } = await import('./install.js');
     // The single executable installs itself; a bundle installs the one built for this
     // platform beside it, else the wrapper (always with --wrapper).
-    const bundle = process.argv[1] ?? '';
+    // The real file: npm starts us through a link in node_modules/.bin.
+    const bundle = realpathSync(process.argv[1] ?? '');
     const executable = rest.includes('--wrapper') ? undefined : runningAsSingleExecutable() ? process.execPath : builtExecutable(bundle);
     if (rest.includes('--wrapper') && runningAsSingleExecutable()) {
       process.stderr.write('install --wrapper: run it from the npm package or a build (node terraform-provider-takoform), not from the single executable\n');
@@ -154,6 +160,49 @@ async function writeDocs(args: readonly string[], out: (s: string) => void): Pro
     process.stderr.write(`docs failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
+}
+
+/** The commands for people and the flags each takes (a flag followed by a value ends in '='). */
+const COMMANDS: Record<string, readonly string[]> = {
+  install: ['--mirror=', '--wrapper'],
+  release: ['--out=', '--platform='],
+  'catalog lock': ['--endpoint=', '--space=', '--out=', '--package='],
+  cdktf: ['--catalog=', '--out='],
+  docs: ['--catalog=', '--out='],
+  version: [],
+};
+
+/**
+ * `<command> --help` prints the usage and exits 0; an unknown flag is an error (exit 2), so
+ * a mistyped flag in a script or a doc fails instead of doing the default silently.
+ */
+function checkCommandLine(argv: readonly string[]): { code: number; text: string } | undefined {
+  const name = argv[0] === 'catalog' && argv[1] === 'lock' ? 'catalog lock' : argv[0];
+  if (name === undefined || !(name in COMMANDS)) return undefined;
+  const args = argv.slice(name.split(' ').length);
+  const known = COMMANDS[name]!;
+  if (args.includes('--help') || args.includes('-h')) return { code: 0, text: commandUsage(name) };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('-')) return { code: 2, text: `${name}: unexpected argument ${JSON.stringify(a)}\n\n${commandUsage(name)}` };
+    const bare = a.split('=')[0]!;
+    if (known.includes(bare)) continue;
+    if (!known.includes(`${bare}=`)) return { code: 2, text: `${name}: unknown flag ${bare}\n\n${commandUsage(name)}` };
+    if (!a.includes('=')) i++; // its value
+  }
+  return undefined;
+}
+
+function commandUsage(name: string): string {
+  // The command's own paragraph of USAGE: its line and the indented lines below it.
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`  ${name} `) || l === `  ${name}` || l.startsWith(`  ${name}\t`));
+  const out = [`usage: terraform-provider-takoform ${lines[start]!.trim()}`];
+  for (const l of lines.slice(start + 1)) {
+    if (!/^\s{20,}/.test(l)) break;
+    out.push(l);
+  }
+  return out.join('\n') + '\n';
 }
 
 /** True inside the single executable (Node embedded), where argv[1] is the executable itself. */
