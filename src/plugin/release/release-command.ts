@@ -2,7 +2,7 @@
 // Platforms: each one with a single executable built (dist/sea/<os_arch>/, or the running
 // single executable itself), plus the wrapper for each other --platform named (default:
 // the Unix platforms below). Windows is left out: the wrapper is a shell script.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
 import { BUNDLE_FILE_NAME, platformDirName } from '../install.js';
@@ -18,7 +18,7 @@ export function release(args: readonly string[], out: (s: string) => void): numb
   if (isSea()) {
     builds.push({ platform: platformDirName(), executable: process.execPath });
   } else {
-    const bundleDir = path.dirname(path.resolve(process.argv[1] ?? ''));
+    const bundleDir = path.dirname(realpathSync(process.argv[1] ?? '')); // npm starts us through a link
     const seaRoot = path.join(bundleDir, '..', 'sea');
     const built = existsSync(seaRoot) ? readdirSync(seaRoot).filter((p) => existsSync(path.join(seaRoot, p, `terraform-provider-${PROVIDER_TYPE}`))) : [];
     for (const platform of built) {
