@@ -59,9 +59,13 @@ provider "takoform" {
 
 ## Installation
 
-\`terraform-provider-takoform install\` places the provider in \`~/.terraform.d/plugins\` (or
-\`--mirror DIR\`), where a plain \`tofu init\` / \`terraform init\` finds it; \`tofu providers lock
--fs-mirror=DIR ${PROVIDER_SOURCE}\` records its checksum in \`.terraform.lock.hcl\`.
+From a release: serve its network mirror tree (\`release/mirror/\`) and name it in a
+\`network_mirror\` block of the CLI configuration, or unpack the platform's zip
+(\`terraform-provider-takoform_<version>_<os>_<arch>.zip\`) into a filesystem mirror. The
+\`linux_amd64\` zip holds a single executable with Node embedded; other platforms hold a wrapper
+that needs Node.js ≥ 20.18.1 on the PATH. From the npm package, \`terraform-provider-takoform
+install\` places the provider in \`~/.terraform.d/plugins\` (or \`--mirror DIR\`), where a plain
+\`tofu init\` / \`terraform init\` finds it.
 
 ## Authentication
 
