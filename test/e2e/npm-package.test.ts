@@ -34,8 +34,9 @@ beforeAll(async () => {
   mkdirSync(app, { recursive: true });
   writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'takoform-user', version: '1.0.0', private: true }));
   // HOME is the empty base: the user's npm cache is not consulted, so --offline proves the
-  // tarball needs nothing from a registry. better-sqlite3 builds its addon offline (node-gyp).
-  await must(sh('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], app, { npm_config_cache: path.join(base, 'npm-cache'), npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr' }, 600_000), 'npm install');
+  // tarball needs nothing from a registry. better-sqlite3 builds its addon offline (node-gyp,
+  // with the headers of the running Node, which a Debian-style install keeps under /usr).
+  await must(sh('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], app, { npm_config_cache: path.join(base, 'npm-cache'), npm_config_nodedir: process.env.npm_config_nodedir ?? path.dirname(path.dirname(process.execPath)) }, 600_000), 'npm install');
 }, 660_000);
 
 describe('the npm package', () => {

@@ -54,6 +54,17 @@ describe('install', () => {
     expect(statSync(path.join(dir, 'terraform-provider-takoform_v0.1.0')).mode & 0o111).not.toBe(0);
   });
 
+  it('the single executable writes a release of its own platform, with no node on PATH', () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'takoform-sea-release-'));
+    const text = execFileSync(SEA_EXECUTABLE, ['release', '--out', out], { env: { PATH: pathWithoutNode() } }).toString();
+    expect(text).toMatch(new RegExp(`${PLATFORM}: terraform-provider-takoform_0\\.1\\.0_${PLATFORM}\\.zip \\(single executable\\)`));
+    expect(readdirSync(path.join(out, 'registry')).sort()).toEqual([
+      'terraform-provider-takoform_0.1.0_SHA256SUMS',
+      'terraform-provider-takoform_0.1.0_manifest.json',
+      `terraform-provider-takoform_0.1.0_${PLATFORM}.zip`,
+    ].sort());
+  });
+
   it('the bundle installs the single executable built for this platform, and the wrapper with --wrapper', () => {
     const a = mkdtempSync(path.join(tmpdir(), 'takoform-install-'));
     const out = execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', a]).toString();
