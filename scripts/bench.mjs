@@ -10,7 +10,7 @@
 //      own CPU: all its children's CPU from the shell's `times`, minus the providers'), for
 //      both variants — the floor's core CPU is the whole cost of terraform_data
 //   4. growth from N=100 to N=1000 (else from the smallest to the largest N)
-// Usage: npm run bench -- [--n 10,100,1000 | --n none] [--reps 3] [--startup-reps 15]
+// Usage: npm run bench -- [--n 10,100,1000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ const arg = (name, fallback) => {
 const SIZES = arg('n', '10,100,1000') === 'none' ? [] : arg('n', '10,100,1000').split(',').map(Number); // --n none: start-up only
 const REPS = Number(arg('reps', '3'));
 const STARTUP_REPS = Number(arg('startup-reps', '15'));
+// The scale runs install what `install` installs here (the single executable), or the wrapper.
+const FORM = arg('form', 'executable');
 const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
@@ -181,7 +183,7 @@ async function startHost(dir) {
 function workspace(kind, n) {
   const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind}-${n}-`));
   const mirror = path.join(dir, 'mirror');
-  execFileSync(process.execPath, [PROVIDER, 'install', '--mirror', mirror], { stdio: 'ignore' });
+  execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
   const rc = path.join(dir, 'tofurc');
   writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n  direct {\n    exclude = ["registry.takoform.dev/*/*"]\n  }\n}\n`);
   const work = path.join(dir, 'work');
@@ -244,7 +246,7 @@ async function scale(kind, n) {
 const STEPS = ['apply', 'plan', 'update', 'destroy'];
 
 async function main() {
-  const results = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() }, startup: await startup(), scale: {} };
+  const results = { form: FORM, machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() }, startup: await startup(), scale: {} };
   for (const n of SIZES) {
     const runs = { takoform: [], floor: [] };
     for (let r = 0; r < REPS; r++) {
@@ -286,6 +288,7 @@ function markdown(r) {
   for (const v of r.startup.variants) t += `| ${v.name} | ${f(v.ms, 0)} | ${f(v.ratio)} | ${f(v.idlePeakRssMb, 0)} |\n`;
   t += '\n';
   if (Object.keys(r.scale).length === 0) return t;
+  t += `Scale runs with the ${r.form === 'wrapper' ? 'wrapper' : 'single executable'} installed.\n\n`;
   t += 'CPU columns: provider = all provider launches of the command; Host = the reference Host process; core = the CLI itself (its children\'s CPU minus the providers\'), for ours / for terraform_data.\n\n';
   t += '| N | command | ours (s) | terraform_data (s) | ratio | Host requests / resource | provider CPU (s) | Host CPU (s) | core CPU ours / floor (s) | provider peak RSS (MB) | launches | handshake (ms, median) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const [n, steps] of Object.entries(r.scale)) {

@@ -59,14 +59,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'install') {
     const { builtExecutable, installProvider } = await import('./install.js');
     // The single executable installs itself; a bundle installs the one built for this
-    // platform beside it, else the wrapper (always with --wrapper).
-    // The real file: npm starts us through a link in node_modules/.bin.
-    const bundle = realpathSync(process.argv[1] ?? '');
-    const executable = rest.includes('--wrapper') ? undefined : runningAsSingleExecutable() ? process.execPath : builtExecutable(bundle);
-    if (rest.includes('--wrapper') && runningAsSingleExecutable()) {
+    // platform beside it, else the wrapper (always with --wrapper). The bundle is the real
+    // file: npm starts us through a link in node_modules/.bin.
+    const wrapper = rest.includes('--wrapper');
+    if (wrapper && runningAsSingleExecutable()) {
       process.stderr.write('install --wrapper: run it from the npm package or a build (node terraform-provider-takoform), not from the single executable\n');
       return 1;
     }
+    const bundle = realpathSync(process.argv[1] ?? '');
+    const executable = wrapper ? undefined : runningAsSingleExecutable() ? process.execPath : builtExecutable(bundle);
     const dir = installProvider({ bundle, ...(executable !== undefined ? { executable } : {}), ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
     realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir} (${executable !== undefined ? 'single executable, Node embedded' : 'wrapper: needs node on PATH'})\n`);
     return 0;
