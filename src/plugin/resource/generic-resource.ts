@@ -106,7 +106,14 @@ export class GenericResourceKind implements ResourceKind {
   }
 
   replacePaths(prior: TfObject, planned: TfObject): AttributePath[] {
-    return FORM_REF_ATTRIBUTES.filter((a) => String(prior[a]) !== String(planned[a])).map((a) => [a]);
+    const paths: AttributePath[] = FORM_REF_ATTRIBUTES.filter((a) => String(prior[a]) !== String(planned[a])).map((a) => [a]);
+    // A Form without `update` (as the catalog knows it, like the typed type does) changes its
+    // spec only by replacement. Outside the catalog the availability probe refuses the update
+    // with a message naming the missing operation.
+    const rt = paths.length === 0 ? this.typed(formRefOf(planned)) : undefined;
+    const canUpdate = !rt || rt.form.operations.length === 0 || rt.form.operations.includes('update');
+    if (!canUpdate && planned.spec !== undefined && isWhollyKnown(planned.spec ?? null) && canonicalJson(specObject(prior.spec ?? null)) !== canonicalJson(specObject(planned.spec ?? null))) paths.push(['spec']);
+    return paths;
   }
 
   unchanged(prior: TfObject, config: TfObject, _local: JsonObject, priorPrivate: ResourcePrivate): boolean {

@@ -105,7 +105,7 @@ function configOf(kind: ResourceKind, name: string, spec: Record<string, TfValue
   const attrs = Object.keys((kind.valueType as unknown as { attributes: Record<string, unknown> }).attributes);
   const base: Record<string, TfValue> = Object.fromEntries(attrs.map((a) => [a, null]));
   base.name = name;
-  if (kind === generic) {
+  if (kind instanceof GenericResourceKind) {
     Object.assign(base, { api_version: REF.apiVersion, kind: REF.kind, definition_version: REF.definitionVersion, schema_digest: REF.schemaDigest });
     base.spec = Object.values(spec).some((v) => isUnknown(v)) ? UNKNOWN : jsonToDynamic(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, v instanceof TfNumber ? v.toNumber() : (v as string)])) as JsonObject);
   } else Object.assign(base, spec);
@@ -239,5 +239,28 @@ describe.each([
     expect(imported.state!.uid).toBe('res_1');
     expect(canonicalJson(kind.hostSpecOf(imported.state!))).toBe(canonicalJson({ lower: 1, mode: 'safe', upper: 2 }));
     expect((await importResource(kind, hostAccess, 'not/an/id/at/all/x/y')).diagnostics[0]!.summary).toBe('Invalid import ID');
+  });
+});
+
+describe('a Form without update', () => {
+  // Both kinds change such a resource only by replacement: the typed type through its
+  // replace attributes, takoform_resource through the catalog's operations for its Form.
+  const noUpdate = new FormResourceType({ typeName: 'takoform_range_sequence', formRef: REF, title: def.title, operations: ['create', 'read', 'delete'], immutableFields: [], desiredSchema: def.desiredSchema });
+  const genericNoUpdate = new GenericResourceKind(() => noUpdate);
+  it.each([
+    ['typed', noUpdate as ResourceKind, 'upper'],
+    ['generic', genericNoUpdate as ResourceKind, 'spec'],
+  ])('%s: a changed spec plans a replacement, without asking the Host', async (_label, kind, attribute) => {
+    const host = new FakeHost();
+    const hostAccess = access(host);
+    const before = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, hostAccess, null, before, before, {});
+    const created = await applyChange(kind, hostAccess, null, plan.planned, plan.private);
+    const after = configOf(kind, 'a', { lower: n(1), upper: n(3) });
+    const calls = host.calls.length;
+    const change = await planChange(kind, hostAccess, created.state, after, after, created.private);
+    expect(change.diagnostics).toEqual([]);
+    expect(change.requiresReplace).toEqual([[attribute]]);
+    expect(host.calls.length).toBe(calls);
   });
 });
