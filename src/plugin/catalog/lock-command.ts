@@ -46,7 +46,7 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
     const diff = diffCatalogs(previous, next);
     io.out(`${previous ? `changes against ${file}` : `new lock ${file}`}:\n${indent(formatDiff(diff))}`);
 
-    const unverified = next.forms.filter((f) => !f.packageVerified).map((f) => f.typeName);
+    const unverified = next.forms.filter((f) => !f.packageVerified).map((f) => f.typeName).sort();
     if (unverified.length) {
       io.err(
         `warning: no verified Form Package for ${unverified.join(', ')}: the lock has no role, immutable fields, output schema or constraints for ${unverified.length === 1 ? 'it' : 'them'}, ` +
