@@ -27,7 +27,7 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
   const check = args.includes(CHECK);
   if (!endpoint || !space || !token) {
     io.err('catalog lock needs --endpoint (or TAKOFORM_ENDPOINT), --space (or TAKOFORM_SPACE) and TAKOFORM_TOKEN\n');
-    return 2;
+    return 1;
   }
   try {
     const existing = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
