@@ -12,7 +12,7 @@ const entry = (typeName: string, kind: string, extra: Partial<CatalogForm> = {})
   desiredSchema: { type: 'object' },
   ...extra,
 });
-const verified = { role: 'identity', immutableFields: ['/x'], outputSchema: { type: 'object' }, constraints: [{ kind: 'orderedPair', references: ['/a', '/b'] }], packageVerified: true } as const;
+const verified: Partial<CatalogForm> = { role: 'identity', immutableFields: ['/x'], outputSchema: { type: 'object' }, constraints: [{ kind: 'orderedPair', references: ['/a', '/b'] }], packageVerified: true };
 const catalog = (...forms: CatalogForm[]): Catalog => ({ formatVersion: 1, forms });
 
 describe('catalog diff', () => {
