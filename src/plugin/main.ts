@@ -21,8 +21,8 @@ running it directly does nothing useful. Commands for people:
 
   install [--mirror DIR]        put the provider into a plugin mirror (default ~/.terraform.d/plugins)
                                 so that "tofu init" finds source = "${PROVIDER_SOURCE}"
-  catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...] [--check]
-               [--allow-removals] [--allow-metadata-loss]
+  catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...]
+                                [--check] [--allow-removals] [--allow-metadata-loss]
                                 write the Form catalog (.takoform.lock.json) from a Host and print
                                 what changed; --package (a Form Package or a folder of them) adds
                                 role, immutable fields, output schema and constraints from verified

@@ -102,7 +102,7 @@ describe('catalog lock against the previous lock', () => {
   });
 });
 
-describe.each(['tofu', 'terraform'] as const)('no catalog, or a catalog without the type, through %s', (cli) => {
+describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog', (cli) => {
   let host: HostProcess;
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')]);
@@ -120,6 +120,20 @@ describe.each(['tofu', 'terraform'] as const)('no catalog, or a catalog without 
     const text = flat(r.stdout + r.stderr);
     expect(text).toMatch(/No Form catalog: the provider looked for \S+\/work\/\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\), so it has no resource type takoform_range_sequence \(main\.tf:\d+\)/);
     expect(text).toContain(`terraform-provider-takoform catalog lock --endpoint ${host.url} --space demo --package DIR`);
+  });
+
+  it('warns at plan, once, when the type in use has no verified package', async () => {
+    const ws = createWorkspace(QUICKSTART, host, 'demo', cli);
+    const lockFile = path.join(ws.dir, '.takoform.lock.json');
+    expect((await ws.provider(['catalog', 'lock'])).code).toBe(1); // would lose the metadata
+    expect((await ws.provider(['catalog', 'lock', '--allow-metadata-loss'])).code).toBe(0);
+    expect(readFileSync(lockFile, 'utf8')).not.toMatch(/packageVerified/);
+    await ws.ok(['init', '-input=false', '-no-color']);
+    const plan = await ws.ok(['plan', '-input=false', '-no-color']);
+    const text = flat(plan.stdout + plan.stderr);
+    expect(text.match(/Warning: Catalog entry without a verified Form Package/g)).toHaveLength(1);
+    expect(text).toMatch(/with takoform_range_sequence\.example/);
+    expect(text).toMatch(/a change to an immutable field is planned as an in-place update/);
   });
 
   it('names the missing type when the catalog lacks it', async () => {
