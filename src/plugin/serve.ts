@@ -4,7 +4,7 @@
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { CATALOG_FILE_NAME, CATALOG_FORMAT_VERSION, loadCatalog, type LoadedCatalog } from './catalog/catalog-file.js';
-import { catalogDiagnostics, LOCK_COMMAND, resourceTypesInConfiguration } from './catalog/catalog-hints.js';
+import { catalogDiagnostics, lockCommandFor, resourceTypesInConfiguration } from './catalog/catalog-hints.js';
 import { errorDiag } from './diag/diagnostics.js';
 import { createProviderHandlers } from './grpc/provider-service.js';
 import type { GrpcH2Server, TlsSettings } from './grpc/h2-server.js';
@@ -30,7 +30,7 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   }
   const provider = new TakoformProvider(catalog, logger);
   if (catalogProblem) {
-    provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nRegenerate it with \`${LOCK_COMMAND}\` or fix the file.`));
+    provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nFix the file, or write it from the Host (TAKOFORM_TOKEN set) with:\n\n  ${lockCommandFor(catalog)}`));
   } else {
     // No catalog, or one without a type the configuration uses: say so where core shows it.
     provider.loadDiagnostics.push(...catalogDiagnostics(catalog, resourceTypesInConfiguration()));

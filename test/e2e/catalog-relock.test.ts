@@ -136,6 +136,18 @@ describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog',
     expect(text).toMatch(/a change to an immutable field is planned as an in-place update/);
   });
 
+  it('warns that there is no catalog when none is found and no typed type is used', async () => {
+    const ws = createWorkspace(QUICKSTART, host, 'demo', cli);
+    rmSync(path.join(ws.dir, '.takoform.lock.json'));
+    const main = readFileSync(path.join(ws.dir, 'main.tf'), 'utf8');
+    // Only what works without a catalog: a data source.
+    writeFileSync(path.join(ws.dir, 'main.tf'), main.slice(0, main.indexOf('variable "upper"')) + 'data "takoform_forms" "all" {}\n');
+    await ws.ok(['init', '-input=false', '-no-color']);
+    const r = await ws.ok(['plan', '-input=false', '-no-color']);
+    const text = flat(r.stdout + r.stderr);
+    expect(text).toMatch(/Warning: No Form catalog .*looked for \S+\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\) .*terraform-provider-takoform catalog lock --endpoint/);
+  });
+
   it('names the missing type when the catalog lacks it', async () => {
     const ws = createWorkspace(QUICKSTART, host, 'demo', cli);
     const lockFile = path.join(ws.dir, '.takoform.lock.json');

@@ -58,7 +58,7 @@ export function loadCatalog(env: NodeJS.ProcessEnv = process.env, cwd = process.
   const explicit = env.TAKOFORM_CATALOG;
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CATALOG_FILE_NAME);
   if (!existsSync(file)) {
-    if (explicit) throw new CatalogError(`TAKOFORM_CATALOG names ${file}, which does not exist; write it with \`terraform-provider-takoform catalog lock --out ${file}\``);
+    if (explicit) throw new CatalogError(`TAKOFORM_CATALOG names ${file}, which does not exist`);
     return { catalog: { formatVersion: CATALOG_FORMAT_VERSION, forms: [] }, source: `none (no ${CATALOG_FILE_NAME} in ${cwd})`, file, found: false };
   }
   return { catalog: parseCatalog(readFileSync(file), file), source: file, file, found: true };

@@ -1,8 +1,9 @@
 // What the provider tells a user about the catalog itself: no catalog, a catalog that lacks a
 // type the configuration uses, an entry without package metadata. Core checks resource types
 // against the provider schema before it calls the provider for them, so a missing type never
-// reaches us; and core drops warnings from GetProviderSchema when the provider block is empty
-// or absent (Terraform) while it always shows errors. So the provider reads the resource types
+// reaches us; and Terraform drops GetProviderSchema warnings when the provider block is empty
+// or absent and nothing else of ours is used (seen with Terraform 1.11), while every core
+// shows its errors. So the provider reads the resource types
 // the configuration declares (the root module and the modules `init` recorded) at start-up, and
 // a type missing from the catalog becomes a GetProviderSchema error that names the file and
 // the command: the run would fail on that type anyway, now it says why.
