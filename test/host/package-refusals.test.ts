@@ -12,6 +12,7 @@ import { ContractCatalog } from '../../src/host/contract-documents.js';
 import { unsatisfiedContracts } from '../../src/host/contract-coverage.js';
 import { FormPackageRefusals, loadFormPackages } from '../../src/host/packages.js';
 import { startHost } from '../../src/host/server.js';
+import { startHostProcess } from '../support/host-process.js';
 import { HOST_BUNDLE, requireFile } from '../support/paths.js';
 import { EXTERNAL_FAMILY, RANGE_COUNTER_DIR, RANGE_SEQUENCE_DIR, TOKENS } from './support/host-harness.js';
 
@@ -96,6 +97,17 @@ describe('contracts nothing installed satisfies', () => {
       expect(lines.some((l) => l.startsWith('warning: ') && l.includes('publisher.constraintnode'))).toBe(true);
     } finally {
       await host.close();
+    }
+  });
+
+  it('the real executable logs the warning and serves', async () => {
+    const host = await startHostProcess([path.join(EXTERNAL_FAMILY, 'constraint-member')]);
+    try {
+      // The log is written in batches (at most 10 ms late).
+      await expect.poll(() => host.stderr()).toMatch(/takoform-host: warning: \S+constraint-member: .*requires Interface publisher\.constraintnode@0\.1\.0/);
+      expect((await fetch(`${host.url}/.well-known/takoform/v1`)).status).toBe(200);
+    } finally {
+      await host.stop();
     }
   });
 
