@@ -3,7 +3,7 @@
 import { describeFormRef, formRefKey, type FormRef } from './form-ref.js';
 import type { FormDefinition, LifecycleCapability } from './form-definition.js';
 import { unservableReason } from './installability.js';
-import { FormPackageError, type LoadedFormPackage } from './packages.js';
+import { collectRefusal, FormPackageError, type LoadedFormPackage } from './packages.js';
 import { findRelationDeclarations, type RelationDeclaration } from './relations/relation-declarations.js';
 import { OutputChecker } from './output-checker.js';
 import { DesiredSpecChecker } from './spec-validation.js';
@@ -40,8 +40,10 @@ export class FormCatalog {
    * Compiles and installs verified packages (see loadFormPackages for the refusals). Throws
    * FormPackageError for a Definition this Host cannot serve faithfully.
    */
-  static install(packages: readonly LoadedFormPackage[]): FormCatalog {
-    return new FormCatalog(packages.map(installForm));
+  static install(packages: readonly LoadedFormPackage[], refusals?: string[]): FormCatalog {
+    // With `refusals`, each Definition that cannot be served is recorded there and left out.
+    if (refusals === undefined) return new FormCatalog(packages.map(installForm));
+    return new FormCatalog(packages.flatMap((loaded) => collectRefusal(refusals, () => installForm(loaded)) ?? []));
   }
 
   all(): readonly InstalledForm[] {

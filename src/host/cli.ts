@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseTokensFile } from './auth.js';
+import { FormPackageRefusals } from './packages.js';
 import { startHost, type RunningHost } from './server.js';
 
 const USAGE = `Usage: takoform-host serve --listen HOST:PORT --db PATH --packages DIR [--packages DIR ...]
@@ -80,7 +81,11 @@ export async function main(argv: string[]): Promise<number> {
       log,
     });
   } catch (error) {
-    log(`cannot start: ${(error as Error).message}`);
+    if (error instanceof FormPackageRefusals) {
+      // One line per refusal, each naming its file, so none hides behind the first.
+      log(`cannot start: ${error.refusals.length} package ${error.refusals.length === 1 ? 'refusal' : 'refusals'}`);
+      for (const refusal of error.refusals) log(`refused: ${refusal}`);
+    } else log(`cannot start: ${(error as Error).message}`);
     return EXIT_FAILURE;
   }
   await writeStdout(`takoform-host listening on ${host.url}\n`);

@@ -9,7 +9,7 @@ import { parseIJson } from '../common/ijson.js';
 import { isJsonObject, type JsonValue } from '../common/json-value.js';
 import { BINDING_API_VERSION, INTERFACE_API_VERSION, readContractRef, sameContractRef, type ContractRef } from './contract-ref.js';
 import { FORM_ROLES, type FormRole } from './form-definition.js';
-import { FormPackageError } from './packages.js';
+import { collectRefusal, FormPackageError } from './packages.js';
 
 export interface InterfaceDefinition {
   readonly ref: ContractRef;
@@ -44,44 +44,50 @@ export class ContractCatalog {
 }
 
 /** Every Interface/Binding document among the top-level *.json files of `directories`. */
-export function loadContractDocuments(directories: readonly string[]): ContractCatalog {
+export function loadContractDocuments(directories: readonly string[], refusals?: string[]): ContractCatalog {
   const interfaces: InterfaceDefinition[] = [];
   const bindings: BindingDefinition[] = [];
   for (const file of directories.flatMap(jsonFilesIn)) {
-    let document: JsonValue;
-    try {
-      document = parseIJson(readFileSync(file)) as JsonValue;
-    } catch (error) {
-      throw new FormPackageError(`${file}: ${(error as Error).message}`);
-    }
-    if (!isJsonObject(document)) continue;
-    const ref = { apiVersion: String(document.apiVersion), name: String(document.name), version: String(document.version), schemaDigest: jcsDigest(document) };
-    if (document.apiVersion === INTERFACE_API_VERSION && document.kind === 'InterfaceDefinition') {
-      refuseConflict(interfaces, ref, file);
-      interfaces.push({ ref, file });
-    } else if (document.apiVersion === BINDING_API_VERSION && document.kind === 'BindingDefinition') {
-      const targetInterface = readContractRef(document.targetInterface);
-      const sourceRole = document.sourceRole;
-      const allowed = document.allowedTargetForms;
-      if (
-        targetInterface === undefined ||
-        typeof sourceRole !== 'string' ||
-        !(FORM_ROLES as readonly string[]).includes(sourceRole) ||
-        !Array.isArray(allowed)
-      ) {
-        throw new FormPackageError(`${file}: a BindingDefinition needs targetInterface, sourceRole and allowedTargetForms`);
-      }
-      const allowedTargetForms = allowed.map((entry) => {
-        if (!isJsonObject(entry) || typeof entry.apiVersion !== 'string' || typeof entry.kind !== 'string') {
-          throw new FormPackageError(`${file}: allowedTargetForms entries must be {apiVersion, kind}`);
-        }
-        return { apiVersion: entry.apiVersion, kind: entry.kind };
-      });
-      refuseConflict(bindings, ref, file);
-      bindings.push({ ref, file, sourceRole: sourceRole as FormRole, targetInterface, allowedTargetForms });
-    }
+    // With `refusals`, a bad document is recorded there and skipped, so every refusal is seen.
+    if (refusals !== undefined) collectRefusal(refusals, () => readContractDocument(file, interfaces, bindings));
+    else readContractDocument(file, interfaces, bindings);
   }
   return new ContractCatalog(dedupe(interfaces), dedupe(bindings));
+}
+
+function readContractDocument(file: string, interfaces: InterfaceDefinition[], bindings: BindingDefinition[]): void {
+  let document: JsonValue;
+  try {
+    document = parseIJson(readFileSync(file)) as JsonValue;
+  } catch (error) {
+    throw new FormPackageError(`${file}: ${(error as Error).message}`);
+  }
+  if (!isJsonObject(document)) return;
+  const ref = { apiVersion: String(document.apiVersion), name: String(document.name), version: String(document.version), schemaDigest: jcsDigest(document) };
+  if (document.apiVersion === INTERFACE_API_VERSION && document.kind === 'InterfaceDefinition') {
+    refuseConflict(interfaces, ref, file);
+    interfaces.push({ ref, file });
+  } else if (document.apiVersion === BINDING_API_VERSION && document.kind === 'BindingDefinition') {
+    const targetInterface = readContractRef(document.targetInterface);
+    const sourceRole = document.sourceRole;
+    const allowed = document.allowedTargetForms;
+    if (
+      targetInterface === undefined ||
+      typeof sourceRole !== 'string' ||
+      !(FORM_ROLES as readonly string[]).includes(sourceRole) ||
+      !Array.isArray(allowed)
+    ) {
+      throw new FormPackageError(`${file}: a BindingDefinition needs targetInterface, sourceRole and allowedTargetForms`);
+    }
+    const allowedTargetForms = allowed.map((entry) => {
+      if (!isJsonObject(entry) || typeof entry.apiVersion !== 'string' || typeof entry.kind !== 'string') {
+        throw new FormPackageError(`${file}: allowedTargetForms entries must be {apiVersion, kind}`);
+      }
+      return { apiVersion: entry.apiVersion, kind: entry.kind };
+    });
+    refuseConflict(bindings, ref, file);
+    bindings.push({ ref, file, sourceRole: sourceRole as FormRole, targetInterface, allowedTargetForms });
+  }
 }
 
 /** One name and version cannot carry two digests: the support routes resolve by version alone. */

@@ -38,22 +38,47 @@ export class FormPackageError extends Error {
  * definitionVersion with different digests are refused, because the support route resolves by
  * version alone.
  */
-export function loadFormPackages(directories: readonly string[]): LoadedFormPackage[] {
+export function loadFormPackages(directories: readonly string[], refusals?: string[]): LoadedFormPackage[] {
+  // Every refusal is collected, not only the first: an operator fixing a folder of packages
+  // should see all of them in one start-up.
+  const refused = refusals ?? [];
   const byVersion = new Map<string, LoadedFormPackage>();
-  for (const directory of directories.flatMap(packageDirectoriesIn)) {
-    const loaded = loadFormPackage(directory);
+  const packageDirectories = directories.flatMap((directory) => collectRefusal(refused, () => packageDirectoriesIn(directory)) ?? []);
+  for (const directory of packageDirectories) {
+    const loaded = collectRefusal(refused, () => loadFormPackage(directory));
+    if (loaded === undefined) continue;
     const versionKey = JSON.stringify([loaded.formRef.apiVersion, loaded.formRef.kind, loaded.formRef.definitionVersion]);
     const earlier = byVersion.get(versionKey);
     if (earlier === undefined) {
       byVersion.set(versionKey, loaded);
     } else if (earlier.formRef.schemaDigest !== loaded.formRef.schemaDigest) {
-      throw new FormPackageError(
+      refused.push(
         `${directory}: ${describeFormRef(loaded.formRef)} conflicts with ${describeFormRef(earlier.formRef)} ` +
           `from ${earlier.directory}: one group, kind and definitionVersion cannot carry two schema digests`,
       );
     }
   }
+  if (refusals === undefined && refused.length > 0) throw new FormPackageRefusals(refused);
   return [...byVersion.values()];
+}
+
+/** Several refusals at once; the message lists each (with its path) on a line of its own. */
+export class FormPackageRefusals extends FormPackageError {
+  constructor(readonly refusals: readonly string[]) {
+    super(refusals.length === 1 ? refusals[0]! : `${refusals.length} refusals:\n${refusals.map((r) => `  - ${r}`).join('\n')}`);
+  }
+}
+
+/** Runs `load`; a FormPackageError becomes a refusal (undefined), anything else is a bug and thrown. */
+export function collectRefusal<T>(refusals: string[], load: () => T): T | undefined {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof FormPackageError)) throw error;
+    if (error instanceof FormPackageRefusals) refusals.push(...error.refusals);
+    else refusals.push(error.message);
+    return undefined;
+  }
 }
 
 /** Loads and verifies the one package in `directory`. */

@@ -15,7 +15,9 @@ import { isStandardServiceProtocol } from './grammar.js';
 import type { HostContext } from './host-context.js';
 import { createRequestListener } from './http/dispatch.js';
 import { createRequestIdSource } from './http/request-id.js';
-import { PACKAGE_INDEX_FILE, loadFormPackages } from './packages.js';
+import { collectRefusal, FormPackageRefusals, PACKAGE_INDEX_FILE, loadFormPackages } from './packages.js';
+import { unsatisfiedContracts } from './contract-coverage.js';
+import { describeFormRef } from './form-ref.js';
 import { randomUid } from './resources/counters.js';
 import { SqliteHostStore } from './store/sqlite-store.js';
 import type { ResourceAddress } from './store/store.js';
@@ -55,6 +57,8 @@ export interface RunningHost {
   close(): Promise<void>;
   /** HTTP requests received so far. */
   requestCount(): number;
+  /** Start-up warnings (also logged): installed Forms whose contracts nothing installed satisfies. */
+  readonly warnings: readonly string[];
 }
 
 export async function startHost(options: HostOptions): Promise<RunningHost> {
@@ -63,13 +67,21 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const invalidProtocol = satisfiable.find((protocol) => !isStandardServiceProtocol(protocol));
   if (invalidProtocol !== undefined) throw new Error(`"${invalidProtocol}" is not a standard-service protocol identifier`);
 
-  const packages = loadFormPackages(options.packageDirs);
-  const contracts = loadContractDocuments(options.packageDirs);
+  // Every refusal is collected before giving up, so one start-up reports all of them.
+  const refusals: string[] = [];
+  const loadedPackages = loadFormPackages(options.packageDirs, refusals);
+  const contracts = loadContractDocuments(options.packageDirs, refusals);
   // Where a frozen conformance corpus lists a package or contract document, its digest must match.
   const expectedDigests = corpusDigests(options.packageDirs);
-  for (const loaded of packages) assertCorpusDigest(expectedDigests, path.join(loaded.directory, PACKAGE_INDEX_FILE), loaded.packageDigest);
-  for (const entry of [...contracts.interfaces, ...contracts.bindings]) assertCorpusDigest(expectedDigests, entry.file, entry.ref.schemaDigest);
-  const catalog = FormCatalog.install(packages);
+  const packages = loadedPackages.filter(
+    (loaded) => collectRefusal(refusals, () => (assertCorpusDigest(expectedDigests, path.join(loaded.directory, PACKAGE_INDEX_FILE), loaded.packageDigest), true)) === true,
+  );
+  for (const entry of [...contracts.interfaces, ...contracts.bindings]) collectRefusal(refusals, () => assertCorpusDigest(expectedDigests, entry.file, entry.ref.schemaDigest));
+  const catalog = FormCatalog.install(packages, refusals);
+  if (refusals.length > 0) throw new FormPackageRefusals(refusals);
+  const directories = new Map(packages.map((loaded) => [describeFormRef(loaded.formRef), loaded.directory]));
+  const warnings = unsatisfiedContracts(catalog, contracts, (key) => directories.get(key));
+  for (const warning of warnings) options.log?.(`warning: ${warning}`);
   const tokens = new TokenTable(options.tokens);
   const store = SqliteHostStore.open(options.dbPath);
   const host: HostContext = {
@@ -113,6 +125,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   return {
     url: `${scheme}://${formatHost(options.listen.host)}:${port}`,
     requestCount: () => requests,
+    warnings,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {

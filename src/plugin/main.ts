@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
-import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
+import { parseCatalog } from './catalog/catalog-file.js';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
 import { PROVIDER_SOURCE } from './provider-address.js';
 import { Logger } from './logging.js';
@@ -29,10 +29,14 @@ running it directly does nothing useful. Commands for people:
                                 write Registry release artifacts (zips, SHA256SUMS, manifest) and a
                                 provider network mirror tree (index.json, <version>.json)
   catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...]
-                                write the Form catalog (.takoform.lock.json) from a Host;
-                                --package adds role, immutable fields and output schema
-                                from verified Form Packages; the token is read from TAKOFORM_TOKEN,
-                                an extra CA file (https Host) from TAKOFORM_CA_FILE
+                                [--check] [--allow-removals] [--allow-metadata-loss]
+                                write the Form catalog (.takoform.lock.json) from a Host and print
+                                what changed; --package (a Form Package or a folder of them) adds
+                                role, immutable fields, output schema and constraints from verified
+                                packages; refuses to remove or re-point a type (--allow-removals) or
+                                to lose package metadata (--allow-metadata-loss); --check writes
+                                nothing and exits 1 when the lock is not current; the token is read
+                                from TAKOFORM_TOKEN, an extra CA file (https Host) from TAKOFORM_CA_FILE
   cdktf [--catalog FILE] [--out DIR]
                                 write CDKTF TypeScript bindings for the catalog (needs
                                 @cdktf/provider-generator and jsii-pacmak in the project)
@@ -122,26 +126,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 async function catalogLock(args: readonly string[], out: (s: string) => void): Promise<number> {
-  const endpoint = flag(args, '--endpoint') ?? process.env.TAKOFORM_ENDPOINT;
-  const space = flag(args, '--space') ?? process.env.TAKOFORM_SPACE;
-  const token = process.env.TAKOFORM_TOKEN;
-  const file = path.resolve(flag(args, '--out') ?? '.takoform.lock.json');
-  if (!endpoint || !space || !token) {
-    process.stderr.write('catalog lock needs --endpoint (or TAKOFORM_ENDPOINT), --space (or TAKOFORM_SPACE) and TAKOFORM_TOKEN\n');
-    return 1;
-  }
-  try {
-    const packageDirs = flags(args, '--package');
-    const caFile = process.env.TAKOFORM_CA_FILE || undefined; // same trust as the provider itself
-    const { lockCatalog } = await import('./catalog/lock.js');
-    const catalog = await lockCatalog({ endpoint, token, space, ...(caFile ? { caFile } : {}), previousFile: file, packageDirs, warn: (m) => process.stderr.write(`warning: ${m}\n`) });
-    writeFileSync(file, formatCatalog(catalog));
-    out(`wrote ${file}: ${catalog.forms.map((f) => f.typeName).join(', ') || 'no Forms'}\n`);
-    return 0;
-  } catch (e) {
-    process.stderr.write(`catalog lock failed: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
-  }
+  const { catalogLockCommand } = await import('./catalog/lock-command.js');
+  return catalogLockCommand(args, { out, err: (t) => void process.stderr.write(t), env: process.env });
 }
 
 async function writeDocs(args: readonly string[], out: (s: string) => void): Promise<number> {
@@ -167,7 +153,7 @@ async function writeDocs(args: readonly string[], out: (s: string) => void): Pro
 const COMMANDS: Record<string, readonly string[]> = {
   install: ['--mirror=', '--wrapper'],
   release: ['--out=', '--platform='],
-  'catalog lock': ['--endpoint=', '--space=', '--out=', '--package='],
+  'catalog lock': ['--endpoint=', '--space=', '--out=', '--package=', '--check', '--allow-removals', '--allow-metadata-loss'],
   cdktf: ['--catalog=', '--out='],
   docs: ['--catalog=', '--out='],
   version: [],
@@ -209,15 +195,6 @@ function commandUsage(name: string): string {
 /** True inside the single executable (Node embedded), where argv[1] is the executable itself. */
 function runningAsSingleExecutable(): boolean {
   return isSea();
-}
-
-function flags(args: readonly string[], name: string): string[] {
-  const out: string[] = [];
-  args.forEach((a, i) => {
-    if (a === name && args[i + 1] !== undefined) out.push(args[i + 1]!);
-    else if (a.startsWith(`${name}=`)) out.push(a.slice(name.length + 1));
-  });
-  return out;
 }
 
 function flag(args: readonly string[], name: string): string | undefined {

@@ -2,7 +2,9 @@
 // per-process certificate, the host's certificate required), a unix socket, exactly one
 // handshake line on stdout, and a prompt exit on Shutdown.
 import { appendFileSync } from 'node:fs';
-import { CATALOG_FORMAT_VERSION, loadCatalog, type LoadedCatalog } from './catalog/catalog-file.js';
+import path from 'node:path';
+import { CATALOG_FILE_NAME, CATALOG_FORMAT_VERSION, loadCatalog, type LoadedCatalog } from './catalog/catalog-file.js';
+import { catalogDiagnostics, lockCommandFor, resourceTypesInConfiguration } from './catalog/catalog-hints.js';
 import { errorDiag } from './diag/diagnostics.js';
 import { createProviderHandlers } from './grpc/provider-service.js';
 import type { GrpcH2Server, TlsSettings } from './grpc/h2-server.js';
@@ -30,11 +32,15 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
     catalog = loadCatalog();
   } catch (e) {
     catalogProblem = e instanceof Error ? e.message : String(e);
-    catalog = { catalog: { formatVersion: CATALOG_FORMAT_VERSION, forms: [] }, source: 'none (the catalog could not be read)' };
+    const file = path.resolve(process.env.TAKOFORM_CATALOG || CATALOG_FILE_NAME);
+    catalog = { catalog: { formatVersion: CATALOG_FORMAT_VERSION, forms: [] }, source: 'none (the catalog could not be read)', file, found: false };
   }
   const provider = new TakoformProvider(catalog, logger);
   if (catalogProblem) {
-    provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nRegenerate it with \`terraform-provider-takoform catalog lock\` or fix the file.`));
+    provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nFix the file, or write it from the Host (TAKOFORM_TOKEN set) with:\n\n  ${lockCommandFor(catalog)}`));
+  } else {
+    // No catalog, or one without a type the configuration uses: say so where core shows it.
+    provider.loadDiagnostics.push(...catalogDiagnostics(catalog, resourceTypesInConfiguration()));
   }
   const socket = planListenSocket();
   let server: GrpcH2Server | undefined;

@@ -43,6 +43,10 @@ export interface LoadedCatalog {
   readonly catalog: Catalog;
   /** Where it came from, for diagnostics and logs. */
   readonly source: string;
+  /** The file looked for (absolute), found or not. */
+  readonly file: string;
+  /** False when there is no such file (an empty catalog then). */
+  readonly found: boolean;
 }
 
 export class CatalogError extends Error {
@@ -55,9 +59,9 @@ export function loadCatalog(env: NodeJS.ProcessEnv = process.env, cwd = process.
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CATALOG_FILE_NAME);
   if (!existsSync(file)) {
     if (explicit) throw new CatalogError(`TAKOFORM_CATALOG names ${file}, which does not exist`);
-    return { catalog: { formatVersion: CATALOG_FORMAT_VERSION, forms: [] }, source: `none (no ${CATALOG_FILE_NAME} in ${cwd})` };
+    return { catalog: { formatVersion: CATALOG_FORMAT_VERSION, forms: [] }, source: `none (no ${CATALOG_FILE_NAME} in ${cwd})`, file, found: false };
   }
-  return { catalog: parseCatalog(readFileSync(file), file), source: file };
+  return { catalog: parseCatalog(readFileSync(file), file), source: file, file, found: true };
 }
 
 export function parseCatalog(bytes: Uint8Array | string, where: string): Catalog {

@@ -2,7 +2,7 @@
 // with what the Host API does not serve: role, immutable fields, lifecycle capabilities and
 // the output schema. Every byte is verified first: each listed file's SHA-256 and size, and
 // the Definition's RFC 8785 digest against the package's exact FormRef.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { jcsDigest, sha256Digest } from '../../common/digest.js';
 import { parseIJson } from '../../common/ijson.js';
@@ -58,4 +58,26 @@ export function readFormPackage(dir: string): FormPackage {
     constraints: Array.isArray(definition.constraints) ? (definition.constraints as JsonObject[]) : [],
     desiredSchema: definition.desiredSchema as JsonObject,
   };
+}
+
+/**
+ * The package directories `dir` names: itself when it holds package-index.json, else its
+ * immediate subdirectories that do (the same rule as the Host's --packages), so one folder of
+ * packages serves both the Host and `catalog lock`.
+ */
+export function formPackageDirs(dir: string): string[] {
+  const resolved = path.resolve(dir);
+  if (!existsSync(resolved) || !statSync(resolved).isDirectory()) throw new CatalogError(`--package ${dir}: not a directory`);
+  if (existsSync(path.join(resolved, 'package-index.json'))) return [resolved];
+  const children = readdirSync(resolved, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(path.join(resolved, e.name, 'package-index.json')))
+    .map((e) => path.join(resolved, e.name))
+    .sort();
+  if (children.length === 0) throw new CatalogError(`--package ${dir}: holds no package-index.json, itself or in a subdirectory`);
+  return children;
+}
+
+/** Every package under `dirs` (packages or folders of packages), each verified. */
+export function readFormPackages(dirs: readonly string[]): FormPackage[] {
+  return dirs.flatMap(formPackageDirs).map(readFormPackage);
 }

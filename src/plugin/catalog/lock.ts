@@ -2,13 +2,12 @@
 // (`/forms` for the installed exact FormRefs and their operations, `/form-definitions` for
 // the desired schema), keeping every name already locked so a type is never renamed or
 // re-pointed silently.
-import { existsSync, readFileSync } from 'node:fs';
 import { HostClient } from '../../host-client/index.js';
 import { formatFormRef, sameFormRef } from '../../host-client/wire-types.js';
 import { canonicalJson } from '../../common/digest.js';
 import { defaultTypeName, snakeCase } from '../schema/names.js';
-import { readFormPackage } from './form-package.js';
-import { CATALOG_FORMAT_VERSION, CatalogError, parseCatalog, type Catalog, type CatalogForm } from './catalog-file.js';
+import { readFormPackages } from './form-package.js';
+import { CATALOG_FORMAT_VERSION, CatalogError, type Catalog, type CatalogForm } from './catalog-file.js';
 
 export interface LockOptions {
   readonly endpoint: string;
@@ -16,9 +15,9 @@ export interface LockOptions {
   readonly space: string;
   /** PEM file of extra CA certificates for an https Host (TAKOFORM_CA_FILE). */
   readonly caFile?: string;
-  /** Existing lock file, whose names are kept. */
-  readonly previousFile?: string;
-  /** Form Package folders whose verified Definitions enrich the matching entries. */
+  /** The existing lock, whose names are kept. */
+  readonly previous?: Catalog;
+  /** Form Packages, or folders of them, whose verified Definitions enrich the matching entries. */
   readonly packageDirs?: readonly string[];
   /** Told about packages that match no Form on the Host. */
   readonly warn?: (message: string) => void;
@@ -27,8 +26,8 @@ export interface LockOptions {
 export async function lockCatalog(options: LockOptions): Promise<Catalog> {
   const client = new HostClient({ endpoint: options.endpoint, token: options.token, userAgent: 'terraform-provider-takoform/catalog-lock', ...(options.caFile ? { caFile: options.caFile } : {}) });
   try {
-    const previous = options.previousFile && existsSync(options.previousFile) ? parseCatalog(readFileSync(options.previousFile), options.previousFile) : undefined;
-    const packages = (options.packageDirs ?? []).map(readFormPackage);
+    const previous = options.previous;
+    const packages = readFormPackages(options.packageDirs ?? []);
     const available = (await client.forms.list({ space: options.space })).filter((f) => f.definitionKnown && f.availableToPrincipal);
     const forms: CatalogForm[] = [];
     for (const entry of available) {

@@ -2,6 +2,7 @@
 // from ConfigureProvider and the Host client built from them.
 import { formatFormRef, HostClient, sameFormRef, type FormRef } from '../../host-client/index.js';
 import type { LoadedCatalog } from '../catalog/catalog-file.js';
+import { unverifiedPackageWarning } from '../catalog/catalog-hints.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
 import { CreateJournal } from '../resource/create-journal.js';
@@ -98,6 +99,19 @@ export class TakoformProvider implements HostAccess {
     const rt = this.resourceTypes.get(typeName);
     if (!rt) throw new Error(`unknown resource type ${typeName}; the catalog (${this.catalog.source}) defines ${[...this.resourceTypes.keys()].join(', ') || 'no types'}`);
     return rt;
+  }
+
+  private readonly warnedUnverified = new Set<string>();
+
+  /**
+   * Said once per type and process, at plan (where an unknown immutable field or untyped
+   * outputs change what the plan means): the type's catalog entry has no verified package.
+   */
+  planWarnings(typeName: string): Diagnostic[] {
+    const rt = this.resourceTypes.get(typeName);
+    if (!rt || rt.form.packageVerified || this.warnedUnverified.has(typeName)) return [];
+    this.warnedUnverified.add(typeName);
+    return [unverifiedPackageWarning(rt.form, this.catalog)];
   }
 
   typedFor(ref: FormRef): FormResourceType | undefined {

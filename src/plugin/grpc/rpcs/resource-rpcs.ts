@@ -86,7 +86,8 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
     PlanResourceChange: unary('PlanResourceChange', async (req) => {
       const kind = provider.kind(req.type_name);
       const decode = (v: typeof req.config) => decodeObject(v, kind.valueType);
-      const result = await planChange(kind, provider, decode(req.prior_state), decode(req.proposed_new_state), decode(req.config), privateFromProto(req.prior_private));
+      const planned = await planChange(kind, provider, decode(req.prior_state), decode(req.proposed_new_state), decode(req.config), privateFromProto(req.prior_private));
+      const result = planned.planned === null ? planned : { ...planned, diagnostics: [...planned.diagnostics, ...provider.planWarnings(req.type_name)] };
       if (hasError(result.diagnostics)) return { diagnostics: toProtoDiagnostics(result.diagnostics) };
       return {
         planned_state: encodeDynamic(result.planned, kind.valueType),

@@ -1,0 +1,115 @@
+// What the provider tells a user about the catalog itself: no catalog, a catalog that lacks a
+// type the configuration uses, an entry without package metadata. Core checks resource types
+// against the provider schema before it calls the provider for them, so a missing type never
+// reaches us; and Terraform drops GetProviderSchema warnings when the provider block is empty
+// or absent and nothing else of ours is used (seen with Terraform 1.11), while every core
+// shows its errors. So the provider reads the resource types
+// the configuration declares (the root module and the modules `init` recorded) at start-up, and
+// a type missing from the catalog becomes a GetProviderSchema error that names the file and
+// the command: the run would fail on that type anyway, now it says why.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { errorDiag, warningDiag, type Diagnostic } from '../diag/diagnostics.js';
+import { CATALOG_FILE_NAME, type CatalogForm, type LoadedCatalog } from './catalog-file.js';
+
+/** The command a person types; the docs print the same (README, docs/resources.md). */
+export const LOCK_COMMAND = 'terraform-provider-takoform catalog lock';
+
+const GENERIC_TYPE = 'takoform_resource';
+
+/** The exact command to (re)write the catalog this process looked for, with what env knows. */
+export function lockCommandFor(loaded: Pick<LoadedCatalog, 'file'>, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  const out = path.resolve(cwd, CATALOG_FILE_NAME) === loaded.file ? '' : ` --out ${loaded.file}`;
+  return `${LOCK_COMMAND} --endpoint ${env.TAKOFORM_ENDPOINT || 'URL'} --space ${env.TAKOFORM_SPACE || 'SPACE'} --package DIR${out}`;
+}
+
+function whereItLooked(loaded: LoadedCatalog, env: NodeJS.ProcessEnv): string {
+  return env.TAKOFORM_CATALOG ? `${loaded.file} (named by TAKOFORM_CATALOG)` : `${loaded.file} (set TAKOFORM_CATALOG to use another file)`;
+}
+
+const HOW = (loaded: LoadedCatalog, env: NodeJS.ProcessEnv) =>
+  `Write it from the Host, in the root module directory, with TAKOFORM_TOKEN set:\n\n  ${lockCommandFor(loaded, env)}\n\n` +
+  '--package names your Form Packages (a package directory or a folder of them); it adds immutable fields and typed outputs. takoform_resource and the data sources work without a catalog.';
+
+/** Diagnostics about the catalog as a whole, given the resource types the configuration uses. */
+export function catalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv = process.env): Diagnostic[] {
+  const known = new Set(loaded.catalog.forms.map((f) => f.typeName));
+  const missing = [...used].filter(([type]) => type !== GENERIC_TYPE && !known.has(type));
+  if (missing.length) {
+    const list = missing.map(([type, where]) => `${type} (${where})`).join(', ');
+    const what = loaded.found ? `The Form catalog ${whereItLooked(loaded, env)} has no ${missing.length === 1 ? 'type' : 'types'} ${list}` : `No Form catalog: the provider looked for ${whereItLooked(loaded, env)}, so it has no resource type ${list}`;
+    return [errorDiag(loaded.found ? 'Resource type not in the Form catalog' : 'No Form catalog', `${what}.\n\n${HOW(loaded, env)}`)];
+  }
+  if (!loaded.found) return [warningDiag('No Form catalog', `The provider looked for ${whereItLooked(loaded, env)} and found none, so it offers no typed resource types.\n\n${HOW(loaded, env)}`)];
+  if (loaded.catalog.forms.length === 0) return [warningDiag('Empty Form catalog', `${whereItLooked(loaded, env)} has no Forms, so the provider offers no typed resource types.\n\n${HOW(loaded, env)}`)];
+  return [];
+}
+
+/** The warning for a typed type whose catalog entry has no verified Form Package. */
+export function unverifiedPackageWarning(form: CatalogForm, loaded: LoadedCatalog): Diagnostic {
+  return warningDiag(
+    'Catalog entry without a verified Form Package',
+    `${form.typeName} in ${loaded.file} was locked without its Form Package, so the provider does not know its role, immutable fields, output schema or constraints: ` +
+      'a change to an immutable field is planned as an in-place update (the Host refuses it at apply instead of the plan showing a replacement), and `outputs` is not typed (read outputs_json). ' +
+      `Re-lock with the package: ${lockCommandFor(loaded)}`,
+  );
+}
+
+/**
+ * Resource types the configuration declares, type → first "file:line": the root module's
+ * *.tf and *.tf.json, and each module directory `init` recorded in modules.json. Best effort
+ * (block comments are skipped); it only decides how a failure is explained.
+ */
+export function resourceTypesInConfiguration(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const dir of moduleDirs(cwd, env)) {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith('.tf') || n.endsWith('.tf.json')).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const shown = path.relative(cwd, file) || name;
+      try {
+        const text = readFileSync(file, 'utf8');
+        for (const [type, line] of name.endsWith('.json') ? typesInJson(text) : typesInHcl(text)) if (!found.has(type)) found.set(type, `${shown}:${line}`);
+      } catch {
+        // an unreadable or malformed file is core's to report
+      }
+    }
+  }
+  return found;
+}
+
+function moduleDirs(cwd: string, env: NodeJS.ProcessEnv): string[] {
+  const dirs = [cwd];
+  const manifest = path.join(cwd, env.TF_DATA_DIR || '.terraform', 'modules', 'modules.json');
+  if (existsSync(manifest)) {
+    try {
+      const doc = JSON.parse(readFileSync(manifest, 'utf8')) as { Modules?: { Dir?: unknown }[] };
+      for (const m of doc.Modules ?? []) if (typeof m.Dir === 'string') dirs.push(path.resolve(cwd, m.Dir));
+    } catch {
+      // no manifest we can read: the root module only
+    }
+  }
+  return [...new Set(dirs)];
+}
+
+function typesInHcl(text: string): [string, number][] {
+  // Blank out block comments, keeping line breaks so line numbers stay right.
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '));
+  const out: [string, number][] = [];
+  code.split('\n').forEach((line, i) => {
+    const m = /^\s*resource\s+"?(takoform_[a-z0-9_]+)"?[\s{]/.exec(line);
+    if (m) out.push([m[1]!, i + 1]);
+  });
+  return out;
+}
+
+function typesInJson(text: string): [string, number][] {
+  const doc = JSON.parse(text) as { resource?: unknown };
+  const blocks = Array.isArray(doc.resource) ? doc.resource : [doc.resource];
+  return blocks.flatMap((b) => (typeof b === 'object' && b !== null ? Object.keys(b) : [])).filter((t) => t.startsWith('takoform_')).map((t): [string, number] => [t, 1]);
+}
