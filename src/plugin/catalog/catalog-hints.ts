@@ -36,7 +36,8 @@ export function catalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<stri
   const known = new Set(loaded.catalog.forms.map((f) => f.typeName));
   const missing = [...used].filter(([type]) => type !== GENERIC_TYPE && !known.has(type));
   if (missing.length) {
-    const list = missing.map(([type, where]) => `${type} (${where})`).join(', ');
+    // Core would have suggested a close name for a typo; keep that help.
+    const list = missing.map(([type, where]) => `${type} (${where}${closest(type, known) ? `; did you mean ${closest(type, known)}?` : ''})`).join(', ');
     const what = loaded.found ? `The Form catalog ${whereItLooked(loaded, env)} has no ${missing.length === 1 ? 'type' : 'types'} ${list}` : `No Form catalog: the provider looked for ${whereItLooked(loaded, env)}, so it has no resource type ${list}`;
     return [errorDiag(loaded.found ? 'Resource type not in the Form catalog' : 'No Form catalog', `${what}.\n\n${HOW(loaded, env)}`)];
   }
@@ -112,4 +113,27 @@ function typesInJson(text: string): [string, number][] {
   const doc = JSON.parse(text) as { resource?: unknown };
   const blocks = Array.isArray(doc.resource) ? doc.resource : [doc.resource];
   return blocks.flatMap((b) => (typeof b === 'object' && b !== null ? Object.keys(b) : [])).filter((t) => t.startsWith('takoform_')).map((t): [string, number] => [t, 1]);
+}
+
+/** A known name within a small edit distance of `name` (a typo), or undefined. */
+function closest(name: string, known: ReadonlySet<string>): string | undefined {
+  // At most 2 edits, and fewer for short names, so `takoform_a` is not "corrected" to `takoform_b`.
+  const suffix = name.replace(/^takoform_/, '');
+  let best: string | undefined;
+  let bestDistance = Math.min(2, Math.floor(suffix.length / 4)) + 1;
+  for (const candidate of known) {
+    const d = editDistance(suffix, candidate.replace(/^takoform_/, ''));
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }

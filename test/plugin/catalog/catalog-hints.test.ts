@@ -40,6 +40,12 @@ describe('catalog diagnostics', () => {
     expect(d!.detail).toContain('terraform-provider-takoform catalog lock --endpoint http://127.0.0.1:8787 --space SPACE --package DIR');
   });
 
+  it('suggests a close catalog name for a typo', () => {
+    const [d] = catalogDiagnostics(loaded(true, ['takoform_range_sequence', 'takoform_range_counter']), new Map([['takoform_range_sequnce', 'main.tf:4'], ['takoform_other_thing', 'main.tf:9']]), {});
+    expect(d!.detail).toContain('takoform_range_sequnce (main.tf:4; did you mean takoform_range_sequence?)');
+    expect(d!.detail).toContain('takoform_other_thing (main.tf:9)');
+  });
+
   it('warns when there is no catalog or an empty one and nothing used is missing; silent otherwise', () => {
     expect(catalogDiagnostics(loaded(false), new Map([['takoform_resource', 'main.tf:1']]), {})).toEqual([expect.objectContaining({ severity: 'warning', summary: 'No Form catalog' })]);
     expect(catalogDiagnostics(loaded(true), new Map(), {})).toEqual([expect.objectContaining({ severity: 'warning', summary: 'Empty Form catalog' })]);
