@@ -18,3 +18,14 @@ export const warningDiag = (summary: string, detail: string, path?: AttributePat
 export function hasError(diags: readonly Diagnostic[]): boolean {
   return diags.some((d) => d.severity === 'error');
 }
+
+/** An attribute path as written in HCL: `external_services[0].name`, `tags["env"]`. */
+export function hclPath(path: AttributePath): string {
+  let out = '';
+  for (const step of path) {
+    if (typeof step === 'string') out += out === '' ? step : `.${step}`;
+    else if (typeof step === 'number') out += `[${step}]`;
+    else out += `[${JSON.stringify(step.key)}]`;
+  }
+  return out;
+}

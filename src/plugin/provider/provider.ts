@@ -23,6 +23,7 @@ export class TakoformProvider implements HostAccess {
   /** Creates sent but maybe not recorded in state; scoped to the configured endpoint. */
   journal = CreateJournal.disabled();
   readonly loadDiagnostics: Diagnostic[] = [];
+  readonly plannedCreates = new Set<string>();
 
   constructor(
     readonly catalog: LoadedCatalog,
