@@ -29,3 +29,20 @@ export function hclPath(path: AttributePath): string {
   }
   return out;
 }
+
+/**
+ * The part of an attribute path core can place in the configuration. Both CLIs resolve a
+ * diagnostic's path by walking *blocks* (tfdiags ElaborateFromConfigBody): a step into a
+ * nested attribute (`external_services[0].name`) is not a block, so core stops at the
+ * resource body and looks the last step up there — landing on the resource's own `name =`
+ * line, or on the block header when the resource has no attribute of that name. What core
+ * does place exactly is a top-level attribute, optionally with one index or key (it then
+ * points at that element of the list or map expression), and a step into a block. So a
+ * deeper path is cut to that; the diagnostic's text carries the full HCL path.
+ */
+export function pathForCore(path: AttributePath, blockNames: ReadonlySet<string>): AttributePath {
+  const first = path[0];
+  if (typeof first !== 'string' || blockNames.has(first)) return path;
+  const second = path[1];
+  return second !== undefined && typeof second !== 'string' ? [first, second] : [first];
+}

@@ -3,6 +3,7 @@
 // request id, whether retrying can help, and one sentence saying what to do. Never the token.
 import { AcceptedOutcomeUnknownError, HostApiError, ProtocolViolationError, TransportError, ConfigurationError, formatFormRef, type FormRef, type HostErrorCode } from '../../host-client/index.js';
 import type { FieldMapping, ValueMapping } from '../schema/form-mapping.js';
+import { snakeCase } from '../schema/names.js';
 import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic, type PathStep } from './diagnostics.js';
 import type { RefusalClass } from './refusal-class.js';
 
@@ -55,7 +56,7 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
   if (error instanceof HostApiError) {
     const path = error.pointer ? requestPointerPath(error.pointer, ctx) : undefined;
     const detail = [
-      `The Host refused to ${action} ${where}: ${error.hostMessage}`,
+      `The Host refused to ${action} ${where}: ${hclMessage(error.hostMessage, ctx)}`,
       '',
       form + incarnation,
       `Host code: ${error.code} (HTTP ${error.status}, ${error.retryable ? 'retryable' : 'not retryable'}), request ${error.requestId}${error.hostCode ? `, host detail ${error.hostCode}` : ''}`,
@@ -102,7 +103,7 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
 export function crossResourceWarning(error: HostApiError, cls: Extract<RefusalClass, { kind: 'cross-resource' }>, ctx: ResourceContext): Diagnostic {
   const path = error.pointer ? requestPointerPath(error.pointer, ctx) : undefined;
   const detail = [
-    `The Host would refuse ${ctx.typeName} "${ctx.name}" in space "${ctx.space}" as things stand now: ${error.hostMessage}`,
+    `The Host would refuse ${ctx.typeName} "${ctx.name}" in space "${ctx.space}" as things stand now: ${hclMessage(error.hostMessage, ctx)}`,
     '',
     `Rule: ${cls.rule}. It depends on other resources, which this run may change (create, replace, re-point or delete), ` +
       'so the plan does not fail on it: it continues from the configuration, and apply asks the Host again and refuses with this same error if it still holds.',
@@ -113,6 +114,24 @@ export function crossResourceWarning(error: HostApiError, cls: Extract<RefusalCl
     ...(error.pointer ? [`Field: ${error.pointer}`] : []),
   ].join('\n');
   return warningDiag(`Checked again at apply: ${cls.rule}`, detail, path);
+}
+
+/**
+ * A Host message in the words of the configuration: JSON Pointers into the spec become HCL
+ * attribute paths (`/spec/externalServices/0/name` → `external_services[0].name`) where they
+ * map completely, and JSON members in remedies become HCL (`"required": false` →
+ * `required = false`). The Host's own pointer stays in the `Field:` line.
+ */
+export function hclMessage(message: string, ctx: ResourceContext): string {
+  const paths = message.replace(/\/(?:spec|metadata)(?:\/[A-Za-z0-9_.~*-]+)*/g, (pointer) => {
+    const tokens = pointer.split('/').slice(2);
+    if (ctx.specAttribute && pointer.startsWith('/spec')) {
+      return hclPath([ctx.specAttribute, ...tokens.map((t) => (/^\d+$/.test(t) ? parseInt(t, 10) : t.replace(/~1/g, '/').replace(/~0/g, '~')))]);
+    }
+    const path = requestPointerPath(pointer, ctx);
+    return path && (pointer.startsWith('/metadata/') || path.length === tokens.length) ? hclPath(path) : pointer;
+  });
+  return paths.replace(/"([A-Za-z_][A-Za-z0-9_]*)": (true|false|null|-?\d+(?:\.\d+)?|"[^"]*")/g, (_m, name: string, value: string) => `${ctx.specAttribute ? name : snakeCase(name)} = ${value}`);
 }
 
 /**
