@@ -5,7 +5,8 @@
 // * a multi-resource change the Host would refuse against the current state (re-pointing a
 //   ConstraintMember that a SameTargetHolder lists) plans with a warning and applies;
 // * dependency_in_use at apply names the dependent and the replace_triggered_by recipe;
-// * a reference to a target nothing creates is a plan-time note; one this run creates is not.
+// * a reference to a target nothing creates is a plan-time note; one this run creates is not;
+// * an in-place update does not show what cannot change (outputs_json of a Form without outputs).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,5 +128,20 @@ resource "takoform_counter_reservation" "dangling" {
     expect(text.match(/Warning: Reference to a resource that does not exist/g)).toHaveLength(1);
     expect(text).toMatch(/RangeSequence "nowhere-/);
     expect(text).toMatch(/with takoform_counter_reservation\.dangling/);
+  });
+
+  it('an in-place update of a Form without outputs keeps outputs_json known, and applies consistently', async () => {
+    const seq = (upper: number) => `resource "takoform_range_sequence" "s" {\n  name  = "quiet-${cli}"\n  lower = 1\n  upper = ${upper}\n}\n`;
+    const ws = await workspace(seq(2));
+    await ws.ok(APPLY);
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + seq(3));
+    const plan = await ws.ok(PLAN);
+    expect(plan.stdout).toMatch(/1 to change/);
+    expect(plan.stdout).not.toMatch(/outputs_json/);
+    // generation and revision do move with a spec change: still unknown.
+    expect(plan.stdout).toMatch(/generation\s+= "1" -> \(known after apply\)/);
+    await ws.ok(APPLY);
+    expect((await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color'])).code).toBe(0);
+    await ws.ok(DESTROY);
   });
 });

@@ -163,9 +163,17 @@ function fail(diagnostic: Diagnostic): PlanResult {
   return { planned: null, requiresReplace: [], private: {}, diagnostics: [diagnostic] };
 }
 
-/** Marks what the change may move as unknown; called before the kind fills in what it knows. */
+/**
+ * Marks what the change may move as unknown; called before the kind fills in what it knows.
+ * What provably stays is kept: a Host omits `status.outputs` exactly when the Form's
+ * Definition declares no outputSchema (Host API v1 §8.2), and an update keeps the exact Form,
+ * so an object that had no outputs (`{}`, read from the Host, not a pending placeholder) has
+ * none after an in-place update either.
+ */
 function markComputedUnknown(kind: ResourceKind, planned: Record<string, TfValue>, newObject: boolean): void {
+  const noOutputs = !newObject && planned.outputs_json === '{}' && (planned.pending_operation ?? null) === null;
   for (const a of COMPUTED_ON_CHANGE) planned[a] = UNKNOWN;
+  if (noOutputs) planned.outputs_json = '{}';
   for (const a of kind.computedOnChange) if (a in planned) planned[a] = UNKNOWN;
   if (newObject) for (const a of COMPUTED_ON_CREATE) planned[a] = UNKNOWN;
 }
