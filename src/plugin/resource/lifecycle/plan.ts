@@ -2,6 +2,9 @@
 // store, because a fully known configuration is prepared by the Host (defaults included) and
 // the Host's review binding goes to apply in planned private data. Unknown values (decided
 // later in this run) plan what depends on them as unknown; apply prepares then.
+// A refusal that depends on other resources as they are now (which this run may change) is a
+// warning, not an error, and one that says a field is immutable plans a replacement
+// (diag/refusal-class.ts; docs/resources.md, "What a plan checks against the Host").
 import { canonicalJson } from '../../../common/digest.js';
 import { formatFormRef, HostApiError, resourceRequest, type JsonObject, type PrepareResult } from '../../../host-client/index.js';
 import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic } from '../../diag/diagnostics.js';
