@@ -36,7 +36,9 @@ describe('concurrent runs', () => {
     if (report.samples.claimLoser) {
       const text = oneLine(report.samples.claimLoser);
       expect(text).toMatch(/^Error: Host refused: invalid_argument with (takoform_claim_ticket|takoform_resource)\.claim_\d+,/);
-      expect(text).toMatch(/\/spec\/claim is already claimed by another ClaimTicket of your tenant \(claim\)/);
+      // The Host's pointer is written as the HCL path in the text and kept on the Field line.
+      expect(text).toMatch(/: (spec\.)?claim is already claimed by another ClaimTicket of your tenant \(claim\)/);
+      expect(text).toMatch(/Field: \/spec\/claim/);
       expect(text).toMatch(/Host code: invalid_argument \(HTTP 400, not retryable\)/);
       expect(text).toMatch(/Fix the value the Host names and run the command again\./);
     }

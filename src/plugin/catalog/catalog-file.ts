@@ -27,7 +27,7 @@ export interface CatalogForm {
   readonly role?: string;
   /** Schema of `status.outputs`, from the Form package; gives typed `outputs`. */
   readonly outputSchema?: JsonObject;
-  /** The Form's constraints (orderedPair, sum, claim, exclusive, …), from the Form package; for the docs. */
+  /** The Form's constraints as written in its Definition (orderedPair, sum, claim, …), from a package: for the docs and offline checks. */
   readonly constraints?: readonly JsonObject[];
   /** Where role/immutableFields/outputSchema came from: a verified package, or nowhere. */
   readonly packageVerified?: boolean;

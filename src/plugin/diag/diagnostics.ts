@@ -18,3 +18,31 @@ export const warningDiag = (summary: string, detail: string, path?: AttributePat
 export function hasError(diags: readonly Diagnostic[]): boolean {
   return diags.some((d) => d.severity === 'error');
 }
+
+/** An attribute path as written in HCL: `external_services[0].name`, `tags["env"]`. */
+export function hclPath(path: AttributePath): string {
+  let out = '';
+  for (const step of path) {
+    if (typeof step === 'string') out += out === '' ? step : `.${step}`;
+    else if (typeof step === 'number') out += `[${step}]`;
+    else out += `[${JSON.stringify(step.key)}]`;
+  }
+  return out;
+}
+
+/**
+ * The part of an attribute path core can place in the configuration. Both CLIs resolve a
+ * diagnostic's path by walking *blocks* (tfdiags ElaborateFromConfigBody): a step into a
+ * nested attribute (`external_services[0].name`) is not a block, so core stops at the
+ * resource body and looks the last step up there — landing on the resource's own `name =`
+ * line, or on the block header when the resource has no attribute of that name. What core
+ * does place exactly is a top-level attribute, optionally with one index or key (it then
+ * points at that element of the list or map expression), and a step into a block. So a
+ * deeper path is cut to that; the diagnostic's text carries the full HCL path.
+ */
+export function pathForCore(path: AttributePath, blockNames: ReadonlySet<string>): AttributePath {
+  const first = path[0];
+  if (typeof first !== 'string' || blockNames.has(first)) return path;
+  const second = path[1];
+  return second !== undefined && typeof second !== 'string' ? [first, second] : [first];
+}

@@ -3,7 +3,9 @@
 // request id, whether retrying can help, and one sentence saying what to do. Never the token.
 import { AcceptedOutcomeUnknownError, HostApiError, ProtocolViolationError, TransportError, ConfigurationError, formatFormRef, type FormRef, type HostErrorCode } from '../../host-client/index.js';
 import type { FieldMapping, ValueMapping } from '../schema/form-mapping.js';
-import { errorDiag, type AttributePath, type Diagnostic, type PathStep } from './diagnostics.js';
+import { snakeCase } from '../schema/names.js';
+import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic, type PathStep } from './diagnostics.js';
+import type { RefusalClass } from './refusal-class.js';
 
 export interface ResourceContext {
   readonly typeName: string;
@@ -32,7 +34,9 @@ export const REMEDY: Readonly<Record<HostErrorCode, string>> = {
   resource_busy: 'Another change to this resource is in progress; run the command again shortly.',
   import_conflict: 'The Host-native object is already adopted under another name; import that resource instead, or pick another native object.',
   operation_cancelled: 'The Host Operation was cancelled before it finished; run plan to see what it left, then apply again.',
-  dependency_in_use: 'Other resources still refer to this one; remove or re-point them first.',
+  dependency_in_use:
+    'Other resources still refer to this one (the Host names the dependent above); remove or re-point them first. When this resource is being replaced and the dependent is in this configuration, ' +
+    'add `lifecycle { replace_triggered_by = [<this resource>.uid] }` to the dependent, so core replaces it together with this one.',
   migration_required: 'The resource must be migrated to another Form version before this change; ask the Host operator how, or change the configuration to that version.',
   uid_mismatch: 'The name now belongs to another incarnation on the Host; import it or pick another name.',
   revision_conflict: 'The resource changed on the Host since plan — run plan again.',
@@ -52,10 +56,11 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
   if (error instanceof HostApiError) {
     const path = error.pointer ? requestPointerPath(error.pointer, ctx) : undefined;
     const detail = [
-      `The Host refused to ${action} ${where}: ${error.hostMessage}`,
+      `The Host refused to ${action} ${where}: ${hclMessage(error.hostMessage, ctx)}`,
       '',
       form + incarnation,
       `Host code: ${error.code} (HTTP ${error.status}, ${error.retryable ? 'retryable' : 'not retryable'}), request ${error.requestId}${error.hostCode ? `, host detail ${error.hostCode}` : ''}`,
+      ...(path ? [`Attribute: ${hclPath(path)}`] : []),
       ...(error.pointer ? [`Field: ${error.pointer}`] : []),
       '',
       REMEDY[error.code],
@@ -92,10 +97,48 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
 }
 
 /**
+ * A refusal at plan time that depends on other resources (refusal-class.ts): a warning, on
+ * the attribute the Host names, that says which rule and that apply checks it again.
+ */
+export function crossResourceWarning(error: HostApiError, cls: Extract<RefusalClass, { kind: 'cross-resource' }>, ctx: ResourceContext): Diagnostic {
+  const path = error.pointer ? requestPointerPath(error.pointer, ctx) : undefined;
+  const detail = [
+    `The Host would refuse ${ctx.typeName} "${ctx.name}" in space "${ctx.space}" as things stand now: ${hclMessage(error.hostMessage, ctx)}`,
+    '',
+    `Rule: ${cls.rule}. It depends on other resources, which this run may change (create, replace, re-point or delete), ` +
+      'so the plan does not fail on it: it continues from the configuration, and apply asks the Host again and refuses with this same error if it still holds.',
+    '',
+    `Form: ${formatFormRef(ctx.formRef)}`,
+    `Host code: ${error.code} (HTTP ${error.status}), request ${error.requestId}`,
+    ...(path ? [`Attribute: ${hclPath(path)}`] : []),
+    ...(error.pointer ? [`Field: ${error.pointer}`] : []),
+  ].join('\n');
+  return warningDiag(`Checked again at apply: ${cls.rule}`, detail, path);
+}
+
+/**
+ * A Host message in the words of the configuration: JSON Pointers into the spec become HCL
+ * attribute paths (`/spec/externalServices/0/name` → `external_services[0].name`) where they
+ * map completely, and JSON members in remedies become HCL (`"required": false` →
+ * `required = false`). The Host's own pointer stays in the `Field:` line.
+ */
+export function hclMessage(message: string, ctx: ResourceContext): string {
+  const paths = message.replace(/\/(?:spec|metadata)(?:\/[A-Za-z0-9_.~*-]+)*/g, (pointer) => {
+    const tokens = pointer.split('/').slice(2);
+    if (ctx.specAttribute && pointer.startsWith('/spec')) {
+      return hclPath([ctx.specAttribute, ...tokens.map((t) => (/^\d+$/.test(t) ? parseInt(t, 10) : t.replace(/~1/g, '/').replace(/~0/g, '~')))]);
+    }
+    const path = requestPointerPath(pointer, ctx);
+    return path && (pointer.startsWith('/metadata/') || path.length === tokens.length) ? hclPath(path) : pointer;
+  });
+  return paths.replace(/"([A-Za-z_][A-Za-z0-9_]*)": (true|false|null|-?\d+(?:\.\d+)?|"[^"]*")/g, (_m, name: string, value: string) => `${ctx.specAttribute ? name : snakeCase(name)} = ${value}`);
+}
+
+/**
  * The attribute path for a Host pointer into the request document: the envelope's name and
  * space are attributes too, and takoform_resource holds the whole spec in one attribute.
  */
-function requestPointerPath(pointer: string, ctx: ResourceContext): AttributePath | undefined {
+export function requestPointerPath(pointer: string, ctx: ResourceContext): AttributePath | undefined {
   if (pointer === '/metadata/name') return ['name'];
   if (pointer === '/metadata/space') return ['space'];
   if (ctx.specAttribute && (pointer === '/spec' || pointer.startsWith('/spec/'))) return [ctx.specAttribute];

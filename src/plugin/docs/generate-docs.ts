@@ -103,6 +103,7 @@ ${rules.length ? rules.map((r) => `* ${r}`).join('\n') : '* None besides the sch
 
 ${replace}
 ` +
+    referencesSection(rt) +
     `
 ## Import
 
@@ -133,6 +134,10 @@ function genericPage(catalog: Catalog): string {
   spec               = { lower = 1, upper = 2 }
 }
 `) + `
+## References and replacement
+
+When \`spec\` refers to another resource (\`{ apiVersion, kind, name }\`), the Host pins the target by uid and refuses to delete it while this resource refers to it (\`dependency_in_use\`). When a change replaces the target, replace this resource with it: \`lifecycle { replace_triggered_by = [<target>.uid] }\`.
+
 ## Import
 
 \`\`\`shell
@@ -304,4 +309,44 @@ function placeholder(a: TfAttribute): string {
     default:
       return '"..."';
   }
+}
+
+/** The top-level attributes that hold (or contain) references to other resources, with their target kinds. */
+function referenceAttributes(fields: readonly FieldMapping[]): { attribute: string; targetKind: string }[] {
+  const found: { attribute: string; targetKind: string }[] = [];
+  const visit = (attribute: string, mapping: FieldMapping['mapping']): void => {
+    if (mapping.kind === 'reference') found.push({ attribute, targetKind: mapping.targetKind });
+    else if (mapping.kind === 'list' || mapping.kind === 'map') visit(attribute, mapping.element);
+    else if (mapping.kind === 'object') for (const f of mapping.fields) visit(attribute, f.mapping);
+  };
+  for (const f of fields) visit(f.attribute, f.mapping);
+  return found;
+}
+
+/**
+ * The pattern for a resource that pins others: the Host refuses to delete a target while it
+ * is pinned (dependency_in_use), so a replaced target needs its dependents replaced with it.
+ */
+function referencesSection(rt: FormResourceType): string {
+  const refs = referenceAttributes(rt.fields);
+  if (refs.length === 0) return '';
+  const first = refs[0]!;
+  const target = `${defaultTypeName(first.targetKind)}.target`;
+  return `
+## References and replacement
+
+${refs.map((r) => `\`${r.attribute}\` refers to a ${r.targetKind}`).join('; ')}. The Host pins the target by uid: it refuses to delete a target while this resource refers to it (\`dependency_in_use\`), so when a change replaces the target (delete, then create), replace this resource with it:
+
+\`\`\`hcl
+resource "${rt.typeName}" "example" {
+  # ...
+  ${first.attribute} = ${target}.name
+  lifecycle {
+    replace_triggered_by = [${target}.uid]
+  }
+}
+\`\`\`
+
+A refusal that depends on other resources as they are now (for example an exclusive, claim or pair constraint) is a warning at plan and checked again at apply; see "What a plan checks against the Host" in docs/resources.md.
+`;
 }

@@ -6,7 +6,11 @@ import type { AttributePath as ProtoAttributePath } from '../generated/types/tfp
 import type { Diagnostic as ProtoDiagnostic } from '../generated/types/tfplugin6/Diagnostic.js';
 import type { DynamicValue__Output } from '../generated/types/tfplugin6/DynamicValue.js';
 import type { Schema, _tfplugin6_Schema_Attribute as ProtoAttribute, _tfplugin6_Schema_Object as ProtoObject } from '../generated/types/tfplugin6/Schema.js';
-import type { AttributePath, Diagnostic } from '../diag/diagnostics.js';
+import { pathForCore, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
+import { TIMEOUTS_BLOCK } from '../resource/timeouts.js';
+
+/** The blocks (not attributes) of our resource schemas, where core resolves paths step by step. */
+const BLOCK_NAMES: ReadonlySet<string> = new Set([TIMEOUTS_BLOCK.typeName]);
 import { decodeResourcePrivate, encodeResourcePrivate, type ResourcePrivate } from '../resource/lifecycle/resource-private.js';
 import type { TfAttribute, TfBlock, TfSchema } from '../schema/tf-schema.js';
 import { typeToJson, type TfType } from '../values/tf-type.js';
@@ -26,7 +30,7 @@ export function toProtoDiagnostics(diags: readonly Diagnostic[]): ProtoDiagnosti
     severity: d.severity === 'error' ? 'ERROR' : 'WARNING',
     summary: toValidText(d.summary),
     detail: toValidText(d.detail),
-    ...(d.path && d.path.length ? { attribute: toProtoPath(d.path) } : {}),
+    ...(d.path && d.path.length ? { attribute: toProtoPath(pathForCore(d.path, BLOCK_NAMES)) } : {}),
   }));
 }
 

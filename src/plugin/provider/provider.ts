@@ -12,6 +12,7 @@ import { GENERIC_TYPE_NAME, GenericResourceKind } from '../resource/generic-reso
 import type { HostAccess } from '../resource/lifecycle/host-access.js';
 import type { ResourceKind } from '../resource/resource-kind.js';
 import type { TfObject } from '../values/tf-value.js';
+import { connectionDiagnostic } from './connection-check.js';
 import { readProviderSettings } from './provider-config.js';
 
 export const PROVIDER_VERSION = '0.1.0';
@@ -24,6 +25,7 @@ export class TakoformProvider implements HostAccess {
   /** Creates sent but maybe not recorded in state; scoped to the configured endpoint. */
   journal = CreateJournal.disabled();
   readonly loadDiagnostics: Diagnostic[] = [];
+  readonly plannedCreates = new Set<string>();
 
   constructor(
     readonly catalog: LoadedCatalog,
@@ -39,7 +41,7 @@ export class TakoformProvider implements HostAccess {
     logger.info('catalog loaded', { source: catalog.source, resource_types: this.resourceTypes.size });
   }
 
-  configure(config: TfObject | null, terraformVersion: string): Diagnostic[] {
+  async configure(config: TfObject | null, terraformVersion: string): Promise<Diagnostic[]> {
     const settings = readProviderSettings(config);
     this.defaultSpace = settings.space;
     this.configUnknown = settings.unknown;
@@ -75,6 +77,15 @@ export class TakoformProvider implements HostAccess {
       });
     } catch (e) {
       return [errorDiag('Invalid provider configuration', `${(e as Error).message}`, ['endpoint'])];
+    }
+    // Discovery now, not at the first resource: a wrong endpoint or token is one error for
+    // the command. The client keeps the document, so later calls do not fetch it again.
+    try {
+      await this.client.discover();
+    } catch (e) {
+      const bad = connectionDiagnostic(e, settings.endpoint);
+      if (bad) return [bad];
+      this.logger.warn('discovery failed; resource calls retry it', { error: (e as Error).message });
     }
     this.journal = CreateJournal.inDataDir(originOf(settings.endpoint));
     this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion, journal_workspace: this.journal.currentScope.workspace });

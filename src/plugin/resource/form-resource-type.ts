@@ -6,11 +6,12 @@ import { canonicalJson } from '../../common/digest.js';
 import { materializeDefaults } from '../../common/json-schema-defaults.js';
 import type { FormRef, JsonObject, ResourceResponse } from '../../host-client/index.js';
 import type { CatalogForm } from '../catalog/catalog-file.js';
-import { errorDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
+import { errorDiag, hasError, hclPath, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { pointerToPath } from '../diag/host-diagnostics.js';
 import { ConfigValidator } from '../schema/config-validation.js';
 import { computedAttribute, fieldAttribute, fromSpec, keepDynamicValues, mapDesiredSchema, mapOutputSchema, toSpec, type FieldMapping, type ValueMapping } from '../schema/form-mapping.js';
 import { topLevelAttributeName } from '../schema/names.js';
+import { checkSpecConstraints } from '../schema/spec-constraints.js';
 import { impliedType, type TfSchema } from '../schema/tf-schema.js';
 import { T, type TfType } from '../values/tf-type.js';
 import { isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
@@ -98,7 +99,24 @@ export class FormResourceType implements ResourceKind {
     const found = [...addressDiagnostics(this.typeName, config), ...(await this.validator.validate(config))];
     const bad = invalidDuration(config.timeouts);
     if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s", "10m" or "1h30m".`, ['timeouts', bad.attribute]));
+    if (!hasError(found)) found.push(...this.constraintDiagnostics(config));
     return found;
+  }
+
+  /** The Form's own-spec constraints (orderedPair, sum, uniqueBy), when the catalog has them. */
+  private constraintDiagnostics(config: TfObject): Diagnostic[] {
+    const constraints = this.form.constraints;
+    if (!constraints || !this.specKnown(config)) return [];
+    let spec: JsonObject;
+    try {
+      spec = this.withDefaults(this.desiredSpec(config));
+    } catch {
+      return []; // the conversion error is reported by plan with its path
+    }
+    return checkSpecConstraints(spec, constraints).map((p) => {
+      const path = pointerToPath(p.pointer, this.fields);
+      return errorDiag('Value not allowed by the Form', `${this.typeName}: ${path ? hclPath(path) : p.pointer} ${p.message} (${p.rule}, a constraint of the Form). Checked offline from the catalog.`, path);
+    });
   }
 
   specKnown(config: TfObject): boolean {

@@ -35,9 +35,9 @@ export function providerRpcs(provider: TakoformProvider, unary: ReturnType<typeo
       return { diagnostics: toProtoDiagnostics(space ? [space] : []) };
     }),
 
-    ConfigureProvider: unary('ConfigureProvider', (req) => {
+    ConfigureProvider: unary('ConfigureProvider', async (req) => {
       const config = decodeObject(req.config, providerType);
-      return { diagnostics: toProtoDiagnostics(provider.configure(config, req.terraform_version)) };
+      return { diagnostics: toProtoDiagnostics(await provider.configure(config, req.terraform_version)) };
     }),
 
     StopProvider: (_call, callback) => {

@@ -19,5 +19,7 @@ export interface HostAccess {
   /** Creates sent but maybe not recorded in state (see create-journal.ts). */
   readonly journal: CreateJournal;
   /** The exact availability probe; undefined when the Form can be used for `operation`. */
+  /** Resources this process has planned to create in this run (`kind\0space\0name`). */
+  readonly plannedCreates: Set<string>;
   checkForm(typeName: string, formRef: FormRef, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined>;
 }

@@ -2,10 +2,14 @@
 // store, because a fully known configuration is prepared by the Host (defaults included) and
 // the Host's review binding goes to apply in planned private data. Unknown values (decided
 // later in this run) plan what depends on them as unknown; apply prepares then.
+// A refusal that depends on other resources as they are now (which this run may change) is a
+// warning, not an error, and one that says a field is immutable plans a replacement
+// (diag/refusal-class.ts; docs/resources.md, "What a plan checks against the Host").
 import { canonicalJson } from '../../../common/digest.js';
 import { formatFormRef, HostApiError, resourceRequest, type JsonObject, type PrepareResult } from '../../../host-client/index.js';
-import { errorDiag, type AttributePath, type Diagnostic } from '../../diag/diagnostics.js';
-import { hostFailureDiagnostic } from '../../diag/host-diagnostics.js';
+import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic } from '../../diag/diagnostics.js';
+import { crossResourceWarning, hostFailureDiagnostic, requestPointerPath, type ResourceContext } from '../../diag/host-diagnostics.js';
+import { classifyRefusal } from '../../diag/refusal-class.js';
 import { SpecConversionError } from '../../schema/form-mapping.js';
 import { isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../../values/tf-value.js';
 import { COMPUTED_ON_CHANGE, COMPUTED_ON_CREATE } from '../envelope.js';
@@ -67,6 +71,9 @@ export async function planChange(
   const local = kind.withDefaults(spec, formRef);
   const name = planned.name as string;
   const space = planned.space as string;
+  // Core plans a target before what refers to it, in this same provider process: remember
+  // what this run creates so that a reference to it is not reported as missing.
+  if (!prior) host.plannedCreates.add(createKey(formRef.kind, space, name));
 
   if (prior) {
     const withLocal = { ...planned };
@@ -98,14 +105,6 @@ export async function planChange(
   try {
     prepared = await client.resources.prepare(resourceRequest(formRef, space, name, spec), prior ? (prior.generation as string) : undefined);
   } catch (e) {
-    if (e instanceof HostApiError && e.code === 'resource_not_found' && kind.refersToRelation(e.pointer)) {
-      // The target is named but not on the Host yet: typically created earlier in this same
-      // run (core orders it first). Plan from the schema; apply prepares again and refuses
-      // then if the target still does not exist.
-      markComputedUnknown(kind, planned, !prior);
-      kind.completePlanned(planned, local, config, 'local');
-      return done(planned, requiresReplace, carried(priorPrivate));
-    }
     if (!prior && e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict')) {
       // A create whose name is still held: the old object of a replacement (deleted before
       // this create is applied), an interrupted create of ours that apply resumes, or someone
@@ -115,6 +114,29 @@ export async function planChange(
         markComputedUnknown(kind, planned, true);
         kind.completePlanned(planned, local, config, 'local');
         return done(planned, requiresReplace, {});
+      }
+    }
+    if (e instanceof HostApiError) {
+      const ctx = diagnosticContext(kind, formRef, name, space, prior);
+      const cls = classifyRefusal({ code: e.code, message: e.hostMessage, atRelation: kind.refersToRelation(e.pointer), update: prior !== null });
+      if (cls.kind === 'cross-resource') {
+        // Judged against the other resources as they are now, which this run may change: the
+        // plan goes on from the configuration (no binding, so apply prepares and checks again).
+        const warnings = cls.rule === 'missing relation target' ? missingTargetNote(e, spec, space, host, ctx) : [crossResourceWarning(e, cls, ctx)];
+        markComputedUnknown(kind, planned, !prior);
+        kind.completePlanned(planned, local, config, 'local');
+        return { ...done(planned, requiresReplace, carried(priorPrivate)), diagnostics: warnings };
+      }
+      if (cls.kind === 'replacement' && prior) {
+        // The Host says the field is immutable and the catalog did not: plan what the Host
+        // insists on, a replacement, rather than an update that apply could never make.
+        const path = e.pointer ? requestPointerPath(e.pointer, ctx) : undefined;
+        const top = path && typeof path[0] === 'string' ? [path[0]] : undefined;
+        if (top) {
+          markComputedUnknown(kind, planned, true);
+          kind.completePlanned(planned, local, config, 'local');
+          return { ...done(planned, [...requiresReplace, top], {}), diagnostics: [immutableWarning(e, ctx, top)] };
+        }
       }
     }
     return fail(hostFailureDiagnostic('prepare', e, diagnosticContext(kind, formRef, name, space, prior)));
@@ -144,9 +166,69 @@ function fail(diagnostic: Diagnostic): PlanResult {
   return { planned: null, requiresReplace: [], private: {}, diagnostics: [diagnostic] };
 }
 
-/** Marks what the change may move as unknown; called before the kind fills in what it knows. */
+/**
+ * Marks what the change may move as unknown; called before the kind fills in what it knows.
+ * What provably stays is kept: a Host omits `status.outputs` exactly when the Form's
+ * Definition declares no outputSchema (Host API v1 §8.2), and an update keeps the exact Form,
+ * so an object that had no outputs (`{}`, read from the Host, not a pending placeholder) has
+ * none after an in-place update either.
+ */
 function markComputedUnknown(kind: ResourceKind, planned: Record<string, TfValue>, newObject: boolean): void {
+  const noOutputs = !newObject && planned.outputs_json === '{}' && (planned.pending_operation ?? null) === null;
   for (const a of COMPUTED_ON_CHANGE) planned[a] = UNKNOWN;
+  if (noOutputs) planned.outputs_json = '{}';
   for (const a of kind.computedOnChange) if (a in planned) planned[a] = UNKNOWN;
   if (newObject) for (const a of COMPUTED_ON_CREATE) planned[a] = UNKNOWN;
+}
+
+function createKey(kind: string, space: string, name: string): string {
+  return `${kind}\u0000${space}\u0000${name}`;
+}
+
+/** The value at a Host pointer into the request document (`/spec/...`), if it is there. */
+function atPointer(spec: JsonObject, pointer: string | undefined): unknown {
+  if (!pointer?.startsWith('/spec/')) return undefined;
+  let value: unknown = spec;
+  for (const raw of pointer.slice('/spec/'.length).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[token];
+  }
+  return value;
+}
+
+/**
+ * A reference whose target is not on the Host: nothing to say when this run plans to create
+ * it (core planned it first); otherwise a note, since apply will refuse unless something
+ * outside this configuration creates it in the meantime.
+ */
+function missingTargetNote(e: HostApiError, spec: JsonObject, space: string, host: HostAccess, ctx: ResourceContext): Diagnostic[] {
+  const ref = atPointer(spec, e.pointer);
+  const target = ref !== null && typeof ref === 'object' ? (ref as Record<string, unknown>) : undefined;
+  const targetName = typeof target?.name === 'string' ? target.name : undefined;
+  const targetKind = typeof target?.kind === 'string' ? target.kind : undefined;
+  if (targetName && targetKind && host.plannedCreates.has(createKey(targetKind, space, targetName))) return [];
+  const path = e.pointer ? requestPointerPath(e.pointer, ctx) : undefined;
+  const what = targetName ? `${targetKind ?? 'resource'} "${targetName}"` : 'the resource it refers to';
+  return [
+    warningDiag(
+      'Reference to a resource that does not exist',
+      `${ctx.typeName} "${ctx.name}"${path ? ` refers at ${hclPath(path)}` : ''} to ${what} in space "${space}", which the Host does not have, and nothing in this run is planned to create it. ` +
+        'The plan goes on; apply will refuse with resource_not_found unless it exists by then. Create it first (a resource block, referenced as `<type>.<name>.name` so it is ordered before this one) or fix the reference.' +
+        `\n\nHost code: ${e.code}, request ${e.requestId}${e.pointer ? `\nField: ${e.pointer}` : ''}`,
+      path,
+    ),
+  ];
+}
+
+/** The Host refused an update because a field is immutable, which the catalog did not know. */
+function immutableWarning(e: HostApiError, ctx: ResourceContext, path: AttributePath): Diagnostic {
+  return warningDiag(
+    'Planned as a replacement: the Host says this field is immutable',
+    `The Host refuses to update ${ctx.typeName} "${ctx.name}" in place: ${e.hostMessage}. The catalog (.takoform.lock.json) does not list this field in the Form's immutableFields, ` +
+      `probably because it was locked without the Form's package, so the plan replaces the resource (delete, then create) for the change to ${hclPath(path)}. ` +
+      'To have this known offline, lock again with the package: `terraform-provider-takoform catalog lock --endpoint ... --package <dir of the Form Package>`.' +
+      `\n\nForm: ${formatFormRef(ctx.formRef)}\nHost code: ${e.code}, request ${e.requestId}`,
+    path,
+  );
 }

@@ -95,7 +95,7 @@ class FakeHost implements LifecycleClient {
 
 function access(host: FakeHost, overrides: Partial<HostAccess> = {}): HostAccess {
   const cwd = mkdtempSync(path.join(tmpdir(), 'lifecycle-'));
-  return { client: host, defaultSpace: 'demo', configUnknown: false, journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd), checkForm: async () => undefined, ...overrides };
+  return { client: host, defaultSpace: 'demo', configUnknown: false, journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd), checkForm: async () => undefined, plannedCreates: new Set<string>(), ...overrides };
 }
 
 const n = (v: number) => TfNumber.of(v);
