@@ -16,6 +16,10 @@ export interface HostContext {
   readonly asyncForms: ReadonlySet<string>;
   /** How many polls of a fresh Operation answer "pending" before its mutation commits. */
   readonly operationPendingPolls: number;
+  /** This Host process among all processes on the database: the holder name of its Operation leases. */
+  readonly instanceId: string;
+  /** How long an Operation lease lasts without renewal; a dead holder's Operations wait this long. */
+  readonly operationLeaseMs: number;
   /** Whether the Takoform-Test-* headers and the test admin routes are honoured (--enable-test-switches). */
   readonly testSwitches: boolean;
   /** Idempotency scopes whose first request is still executing (resource_busy for a duplicate). */
