@@ -9,7 +9,7 @@ import { startHost, type RunningHost } from './server.js';
 const USAGE = `Usage: takoform-host serve --listen HOST:PORT --db PATH|URL --packages DIR [--packages DIR ...]
                           --tokens FILE [--standard-service PROTOCOL ...] [--tls-cert FILE --tls-key FILE]
                           [--async-form KIND ...] [--operation-pending-polls N] [--operation-lease-ms N]
-                          [--enable-test-switches]
+                          [--max-json-values N] [--enable-test-switches]
 
 Serves Takoform Host API v1 (forms.takoform.com/v1): plain HTTP on a loopback address, or HTTPS
 (any address) with --tls-cert and --tls-key.
@@ -27,6 +27,8 @@ Serves Takoform Host API v1 (forms.takoform.com/v1): plain HTTP on a loopback ad
   --operation-pending-polls N   polls an Operation answers "pending" before it commits (default 1)
   --operation-lease-ms N        how long this process's claim on an Operation lasts unrenewed; another
                                 process takes a dead holder's Operations over after it (default 5000)
+  --max-json-values N           the most JSON values one request body may hold (default 200000); a
+                                bigger body is refused with invalid_argument before it is validated
   --enable-test-switches        honour the Takoform-Test-Fault / Takoform-Test-Async headers and the
                                 /_takoform-test/v1 admin routes (never in production)
   -h, --help                    print this help
@@ -70,6 +72,11 @@ export async function main(argv: string[]): Promise<number> {
     return usageError('--operation-lease-ms must be an integer 100..600000');
   }
 
+  const maxJsonValues = values['max-json-values'] === undefined ? undefined : Number(values['max-json-values']);
+  if (maxJsonValues !== undefined && (!Number.isSafeInteger(maxJsonValues) || maxJsonValues < 1000)) {
+    return usageError('--max-json-values must be an integer of at least 1000');
+  }
+
   const log = batchedLog((text) => process.stderr.write(text));
   let host: RunningHost;
   try {
@@ -86,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
       asyncForms: values['async-form'] ?? [],
       operationPendingPolls: pendingPolls,
       operationLeaseMs: leaseMs,
+      ...(maxJsonValues === undefined ? {} : { maxJsonValues }),
       enableTestSwitches: values['enable-test-switches'] === true,
       log,
     });
@@ -140,6 +148,7 @@ function parseCommandLine(argv: string[]) {
       'async-form': { type: 'string', multiple: true },
       'operation-pending-polls': { type: 'string' },
       'operation-lease-ms': { type: 'string' },
+      'max-json-values': { type: 'string' },
       'enable-test-switches': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

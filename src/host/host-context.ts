@@ -20,6 +20,8 @@ export interface HostContext {
   readonly instanceId: string;
   /** How long an Operation lease lasts without renewal; a dead holder's Operations wait this long. */
   readonly operationLeaseMs: number;
+  /** The most JSON values one request body may hold (json-body.ts says why). */
+  readonly maxJsonValues: number;
   /** Whether the Takoform-Test-* headers and the test admin routes are honoured (--enable-test-switches). */
   readonly testSwitches: boolean;
   /** Idempotency scopes whose first request is still executing (resource_busy for a duplicate). */

@@ -14,6 +14,7 @@ import { assertCorpusDigest, corpusDigests } from './corpus-digests.js';
 import { isStandardServiceProtocol } from './grammar.js';
 import type { HostContext } from './host-context.js';
 import { createRequestListener } from './http/dispatch.js';
+import { MAX_REQUEST_JSON_VALUES } from './http/json-body.js';
 import { createRequestIdSource } from './http/request-id.js';
 import { PACKAGE_INDEX_FILE, loadFormPackages } from './packages.js';
 import { randomUid } from './resources/counters.js';
@@ -43,6 +44,8 @@ export interface HostOptions {
   asyncForms?: string[];
   /** Polls a fresh Operation answers "pending" before it commits (default 1). */
   operationPendingPolls?: number;
+  /** The most JSON values one request body may hold (default 200000); more is invalid_argument. */
+  maxJsonValues?: number;
   /** How long an Operation lease lasts unrenewed (default 5000 ms): a dead holder's Operations wait this long. */
   operationLeaseMs?: number;
   /** Honour the Takoform-Test-* headers and the /_takoform-test/v1 admin routes (default false). */
@@ -96,6 +99,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     asyncForms: new Set(options.asyncForms ?? []),
     operationPendingPolls: options.operationPendingPolls ?? 1,
     instanceId,
+    maxJsonValues: options.maxJsonValues ?? MAX_REQUEST_JSON_VALUES,
     operationLeaseMs: options.operationLeaseMs ?? 5000,
     testSwitches: options.enableTestSwitches === true,
     inFlight: new Set(),

@@ -62,7 +62,7 @@ async function answer(host: HostContext, req: IncomingMessage, requestId: string
   const rawBody = await readRequestBody(req);
   let body: JsonValue | undefined;
   if (route.body === 'json') {
-    body = parseJsonBody(rawBody, req.headers['content-type']);
+    body = parseJsonBody(rawBody, req.headers['content-type'], host.maxJsonValues);
   } else if (route.body === 'none') {
     expectEmptyBody(rawBody);
   }

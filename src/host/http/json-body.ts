@@ -3,21 +3,38 @@
 // non-finite numbers, negative zero, trailing data, nesting beyond 256. Integers beyond
 // ±(2^53-1) are refused too: they are not interoperable and JCS digests of them would differ
 // between implementations.
-import { IJsonError, parseIJson } from '../../common/ijson.js';
+//
+// Fairness: the work one request costs grows with the number of values in its body (I-JSON scan,
+// JSON.parse, schema validation, default materialization, canonical digests all walk every value),
+// and all of it runs on the one event loop every tenant shares. An 8 MiB body of 4 million
+// numbers held the loop for seconds. So a body may hold at most MAX_REQUEST_JSON_VALUES values
+// (and nest at most 256 deep), checked during the raw scan, before anything else walks it. The
+// default leaves room for the largest artifact manifest (16384 files of 5 values each, §14.1).
+import { IJsonError, IJsonTooManyValues, parseIJson, MAX_JSON_DEPTH } from '../../common/ijson.js';
 import { invalidArgument } from '../errors.js';
 import { appendPointer } from '../json-pointer.js';
 import { isJsonObject, type JsonValue } from '../../common/json-value.js';
 
+/** Values one request body may hold by default (--max-json-values). */
+export const MAX_REQUEST_JSON_VALUES = 200_000;
+
 /** Parses a required JSON body. */
-export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): JsonValue {
+export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined, maxValues = MAX_REQUEST_JSON_VALUES): JsonValue {
   if (bytes.length === 0) throw invalidArgument('this route needs a JSON request body');
   if (!isJsonMediaType(contentType)) {
     throw invalidArgument('a request body must be sent with Content-Type: application/json');
   }
   let value: JsonValue;
   try {
-    value = parseIJson(bytes) as JsonValue;
+    value = parseIJson(bytes, MAX_JSON_DEPTH, maxValues) as JsonValue;
   } catch (error) {
+    if (error instanceof IJsonTooManyValues) {
+      throw invalidArgument(
+        `the request body holds more than ${error.limit} JSON values, the most this Host accepts in one request; split the request or shrink the document`,
+        undefined,
+        { offset: error.offset, limit: error.limit },
+      );
+    }
     if (error instanceof IJsonError) {
       throw invalidArgument(`the request body is not valid I-JSON: ${error.message}`, undefined, { offset: error.offset });
     }
