@@ -41,7 +41,7 @@ export async function handleOperation(host: HostContext, request: RouteRequest):
       return pendingResponse(operation.document);
     }
     return documentResponse(await advanceOperation(host, tx, operation));
-  });
+  }, { queue: requireCaller(request).tenant });
 }
 
 /**

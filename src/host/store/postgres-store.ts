@@ -40,7 +40,7 @@ import {
   type ResourceRow,
   type UploadRow,
 } from './rows.js';
-import type { HostStore, ResourceAddress, StoreTransaction } from './store.js';
+import type { HostStore, ResourceAddress, StoreTransaction, TransactionOptions } from './store.js';
 
 /** Whether `db` (the --db value) names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresUrl(db: string): boolean {
@@ -57,11 +57,15 @@ export interface PostgresStoreOptions {
 }
 
 const RETRYABLE_SQLSTATES = new Set(['40001', '40P01']);
+/** The first key of the two-key advisory locks that queue transactions (any fixed number). */
+const QUEUE_LOCK_CLASS = 716_018;
 
 type Client = pg.PoolClient;
 
 export class PostgresHostStore implements HostStore {
   private closing: Promise<void> | undefined;
+  /** Tail of each queue key's chain of transactions in this process. */
+  private readonly queues = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -73,6 +77,13 @@ export class PostgresHostStore implements HostStore {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     const log = options.log ?? (() => {});
     pool.on('error', (error) => log(`PostgreSQL connection error (the pool replaces the connection): ${error.message}`));
+    // Under SERIALIZABLE a sequential scan takes a predicate lock on the whole table, so while the
+    // tables are small (when the planner prefers scans) every pair of concurrent writers of a table
+    // conflicts and one of them is retried. Index scans lock only the index pages they read
+    // (PostgreSQL manual, "Serializable Isolation Level", on reducing serialization failures).
+    pool.on('connect', (client) => {
+      client.query('SET enable_seqscan = off').catch((error: unknown) => log(`could not prefer index scans: ${(error as Error).message}`));
+    });
     try {
       const client = await pool.connect();
       try {
@@ -87,21 +98,44 @@ export class PostgresHostStore implements HostStore {
     return new PostgresHostStore(pool, options.maxAttempts ?? 40);
   }
 
-  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const { queue } = options;
+    if (queue === undefined) return this.attempts(work, undefined);
+    // In this process, one transaction per key at a time (so waiters hold no connection); across
+    // processes, a session advisory lock on the key, taken before BEGIN so that the snapshot is
+    // taken after the previous holder committed. The server drops the lock if the connection dies.
+    const previous = this.queues.get(queue) ?? Promise.resolve();
+    const result = previous.then(
+      () => this.attempts(work, queue),
+      () => this.attempts(work, queue),
+    );
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(queue, tail);
+    void tail.then(() => {
+      if (this.queues.get(queue) === tail) this.queues.delete(queue);
+    });
+    return result;
+  }
+
+  private async attempts<T>(work: (tx: StoreTransaction) => Promise<T>, queue: string | undefined): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
-      let broken = false;
+      // A connection whose ROLLBACK or unlock failed is in an unknown state: destroyed, never reused.
+      let reusable = true;
+      const markBroken = (): void => {
+        reusable = false;
+      };
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        if (queue !== undefined) await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [QUEUE_LOCK_CLASS, queue]);
         try {
-          const result = await work(transactionView(client));
-          await client.query('COMMIT');
-          return result;
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {
-            broken = true;
-          });
-          throw error;
+          return await runSerializable(client, work, markBroken);
+        } finally {
+          if (queue !== undefined && reusable) {
+            await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [QUEUE_LOCK_CLASS, queue]).catch(markBroken);
+          }
         }
       } catch (error) {
         if (!isSerializationFailure(error)) throw error;
@@ -111,8 +145,7 @@ export class PostgresHostStore implements HostStore {
           });
         }
       } finally {
-        // A connection whose ROLLBACK failed is in an unknown state: destroy it, never reuse it.
-        client.release(broken);
+        client.release(!reusable);
       }
       await backoff(attempt);
     }
@@ -129,6 +162,19 @@ export class PostgresHostStore implements HostStore {
     } catch (error) {
       throw new HostError('backend_unavailable', `the Host's database is unreachable: ${(error as Error).message}`, { retryable: true });
     }
+  }
+}
+
+/** One attempt: BEGIN SERIALIZABLE, `work`, COMMIT; any throw rolls back and is rethrown. */
+async function runSerializable<T>(client: Client, work: (tx: StoreTransaction) => Promise<T>, markBroken: () => void): Promise<T> {
+  await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+  try {
+    const result = await work(transactionView(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(markBroken);
+    throw error;
   }
 }
 

@@ -63,6 +63,7 @@ export class SqliteHostStore implements HostStore {
     }
   }
 
+  // `options.queue` needs nothing here: every transaction already runs alone.
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       // IMMEDIATE takes the write lock up front: a check-then-write can never be overtaken,

@@ -201,12 +201,22 @@ export interface StoreTransaction {
   savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
+export interface TransactionOptions {
+  /**
+   * Transactions given the same key never overlap, in this process or any other on the database
+   * (the Host passes the caller's tenant for every transaction that writes). A throughput hint,
+   * never needed for correctness: serializable isolation decides that. Without it, one tenant's
+   * concurrent writers collide on the same small index pages and most of them are retried.
+   */
+  readonly queue?: string;
+}
+
 export interface HostStore {
   /**
    * Runs `work` in one serializable transaction; a throw rolls everything back and rethrows. On a
    * serialization conflict the store rolls back and runs `work` again (a bounded number of times).
    */
-  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Ends the store's connections; pending transactions settle first. */
   close(): Promise<void>;
 }

@@ -297,6 +297,30 @@ describe.each([sqlite, postgres])('store contract on $name', (engine) => {
     expect((await store.transaction((tx) => tx.findIdempotencyRecord(record('k', undefined).scope)))?.boundUid).toBe(`res_${winner}`);
   });
 
+  it('never overlaps transactions of one queue key, also across two stores; a failed one does not block the queue', async () => {
+    const { location, store } = await fresh();
+    const other = engine.shared ? await another(location) : store;
+    let active = 0;
+    let most = 0;
+    const work = (fail: boolean) => async () => {
+      active += 1;
+      most = Math.max(most, active);
+      await sleep(5);
+      active -= 1;
+      if (fail) throw new Error('refused');
+      return true;
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? store : other).transaction(work(index === 3), { queue: 'tenant-a' })),
+    );
+    expect(most).toBe(1);
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    // Other keys (and no key) are not held back by it.
+    most = 0;
+    await Promise.all([store.transaction(work(false), { queue: 'tenant-a' }), other.transaction(work(false), { queue: 'tenant-b' })]);
+    expect(most).toBe(engine.shared ? 2 : 1);
+  });
+
   it('hands out each sequence value once, also to two stores at once', async () => {
     const { location, store } = await fresh();
     const other = engine.shared ? await another(location) : store;
