@@ -17,6 +17,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Barrier, BarrierProxy } from '../support/barrier-proxy.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS } from '../support/paths.js';
@@ -417,7 +418,12 @@ async function tofuRound(cluster: Cluster, round: number, report: ReliabilityRep
   const [a, b] = cluster.hosts as [HostProcess, HostProcess];
   const name = `tofu-same-${round}`;
   const hcl = `${PROVIDER_BLOCK}resource "takoform_range_sequence" "same" {\n  name  = "${name}"\n  space = "${SPACE}"\n  lower = 1\n  upper = 2\n}\n`;
-  const workspaces: TofuWorkspace[] = [a, b].map((host) => createWorkspace({ 'main.tf': hcl }, host, SPACE));
+  // Each state reaches its own process through a proxy; the two proxies share one barrier that
+  // holds both creates until both have arrived, so neither plan's apply can meet the other's
+  // resource in a prepare first: both creates are at the Hosts at once, every round.
+  const barrier = new Barrier();
+  const proxies = await Promise.all([a, b].map((host) => BarrierProxy.start(host.url, barrier)));
+  const workspaces: TofuWorkspace[] = proxies.map((proxy) => createWorkspace({ 'main.tf': hcl }, { url: proxy.url, token: a.token }, SPACE));
   try {
     const lock = await workspaces[0]!.provider(['catalog', 'lock', '--package', path.join(GENERIC_FORMS, 'range-sequence')]);
     if (lock.code !== 0) throw new Error(`catalog lock failed: ${lock.stderr}`);
@@ -426,7 +432,10 @@ async function tofuRound(cluster: Cluster, round: number, report: ReliabilityRep
     // Both plans are made while the name is free; the saved plans are then applied at once, so
     // only the Hosts' commits (and the provider's create keys) decide who owns the name.
     for (const ws of workspaces) await ws.ok(['plan', '-out=tfplan', '-input=false', '-no-color']);
+    const suffix = `/RangeSequence/${name}`;
+    barrier.hold([suffix, suffix]);
     const applies: TofuRun[] = await Promise.all(workspaces.map((ws) => ws.run(['apply', '-input=false', '-no-color', 'tfplan'])));
+    if (!barrier.release()[0]) violation(`tofu round ${round}: the two creates never met at the barrier (one apply sent no create)`);
     count(report, 'races:tofu');
     const host = await send(a, readRequest(refOf('range-sequence'), name));
     if (host.status !== 200) {
@@ -443,11 +452,13 @@ async function tofuRound(cluster: Cluster, round: number, report: ReliabilityRep
     if (owners.length !== 1) violation(`tofu round ${round}: ${owners.length} states own ${name} (uids ${owners.join(', ')}); expected exactly one owner`);
     else if (owners[0] !== uidOf(host)) violation(`tofu round ${round}: the owning state says uid ${owners[0]}, the Host ${uidOf(host)}`);
     const loser = applies.findIndex((r) => r.code !== 0);
+    if (loser >= 0) report.notes.push(`tofu round ${round}: the losing apply said: ${applies[loser]!.stderr.replace(/\s+/g, ' ').slice(0, 400)}`);
     if (owners.length === 1 && loser >= 0) {
       count(report, 'tofu:one-owner');
       if (!/generation_conflict|already (exists|taken)|name is taken/i.test(applies[loser]!.stderr)) violation(`tofu round ${round}: the losing apply did not say the name is taken: ${applies[loser]!.stderr.slice(-400)}`);
     }
   } finally {
+    await Promise.all(proxies.map((proxy) => proxy.close()));
     for (const ws of workspaces) rmSync(path.dirname(ws.dir), { recursive: true, force: true });
   }
 }

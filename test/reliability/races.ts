@@ -19,12 +19,11 @@
 // tool, Host or PostgreSQL that will not start) throws.
 import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { HostApi, type FormRefLike } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { findPostgresBin, startPostgres, type Postgres } from '../support/postgres.js';
+import { BarrierProxy } from '../support/barrier-proxy.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { GENERIC_FORMS, TOFU, requireFile } from '../support/paths.js';
 import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
@@ -623,78 +622,6 @@ class PgRaces {
 
   private readOnHost(what: { name: string; ref: FormRefLike }): Promise<HostResource | null> {
     return readResource(this.host, PG_SPACE, what.ref, what.name, (v) => this.violation(v));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// A pass-through proxy that can hold creates in pairs
-
-/**
- * Forwards everything to the Host. A PUT whose path ends with one of a held pair's suffixes
- * waits until the other one of the pair arrives too (or 15 s pass: the other side may never
- * send it), then both go to the Host together. Nothing is changed on the way.
- */
-class BarrierProxy {
-  private readonly pairs: { suffixes: string[]; waiting: (() => void)[]; met: boolean; opened: boolean; timer?: NodeJS.Timeout }[] = [];
-
-  private constructor(
-    private readonly server: Server,
-    private readonly upstream: URL,
-    readonly url: string,
-  ) {}
-
-  static async start(upstream: string): Promise<BarrierProxy> {
-    let proxy: BarrierProxy | undefined;
-    const server = createHttpServer((req, res) => void proxy!.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new BarrierProxy(server, new URL(upstream), `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    return proxy;
-  }
-
-  hold(suffixes: string[]): void {
-    this.pairs.push({ suffixes, waiting: [], met: false, opened: false });
-  }
-
-  /** Drops every pair (letting anything still held through); says which pairs met. */
-  release(): boolean[] {
-    const met = this.pairs.map((p) => p.met);
-    for (const p of this.pairs.splice(0)) this.open(p);
-    return met;
-  }
-
-  close(): Promise<void> {
-    this.release();
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private open(pair: BarrierProxy['pairs'][number]): void {
-    // Once open, later requests (a client's retry) pass straight through.
-    pair.opened = true;
-    clearTimeout(pair.timer);
-    for (const go of pair.waiting.splice(0)) go();
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const pathOnly = (req.url ?? '').split('?')[0]!;
-    const pair = req.method === 'PUT' ? this.pairs.find((p) => p.suffixes.some((sfx) => pathOnly.endsWith(sfx))) : undefined;
-    if (pair && !pair.opened) {
-      await new Promise<void>((go) => {
-        pair.waiting.push(go);
-        if (pair.waiting.length >= pair.suffixes.length) {
-          pair.met = true;
-          this.open(pair);
-        } else pair.timer ??= setTimeout(() => this.open(pair), 15_000);
-      });
-    }
-    const out = httpRequest({ host: this.upstream.hostname, port: this.upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    out.on('error', () => req.socket.destroy());
-    out.end(Buffer.concat(chunks));
   }
 }
 
