@@ -106,21 +106,10 @@ interface Latencies {
   readonly floodAnswers: string;
 }
 
-async function measureLatency(host: Host, load: string, floodBody: string | undefined): Promise<Latencies> {
+async function measureLatency(host: Host, load: string, floodNumbers: number | undefined): Promise<Latencies> {
   const discovery: number[] = [];
   const read: number[] = [];
-  let flooding = floodBody !== undefined;
-  const floodStatuses = new Map<number, number>();
-  const flooders = floodBody === undefined
-    ? []
-    : Array.from({ length: 3 }, async () => {
-        while (flooding) {
-          const answer = await call(host, 'bench-a', 'POST', `${API}/resources/validate`, floodBody).catch(() => ({ status: 0, text: '' }));
-          floodStatuses.set(answer.status, (floodStatuses.get(answer.status) ?? 0) + 1);
-        }
-      });
-  // Let the flood reach the Host before measuring.
-  if (floodBody !== undefined) await new Promise((resolve) => setTimeout(resolve, 500));
+  const flood = floodNumbers === undefined ? undefined : await startFlood(host, floodNumbers);
   const readTarget = `${API}/resources/${ref.apiVersion}/${ref.kind}/probe?${new URLSearchParams({ space: 'bench', definitionVersion: ref.definitionVersion!, schemaDigest: ref.schemaDigest! })}`;
   const until = Date.now() + SECONDS * 1000;
   while (Date.now() < until && discovery.length < 500) {
@@ -133,26 +122,49 @@ async function measureLatency(host: Host, load: string, floodBody: string | unde
     if (d.status !== 200 || r.status !== 200) throw new Error(`tenant B answered ${d.status}/${r.status}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  flooding = false;
-  await Promise.all(flooders);
+  const floodAnswers = flood === undefined ? '—' : await flood.stop();
   return {
     load,
     samples: discovery.length,
     discovery: [percentile(discovery, 50), percentile(discovery, 99)],
     read: [percentile(read, 50), percentile(read, 99)],
-    floodAnswers: [...floodStatuses].map(([status, n]) => `${n}× ${status}`).join(', ') || '—',
+    floodAnswers,
   };
 }
 
-function validateBody(numbers: number): string {
-  return JSON.stringify(document('flood', { lower: 1, upper: 2, extra: new Array<number>(numbers).fill(0) }));
+/** Tenant A's 3 streams of validate requests, in their own process (scripts/bench-flood.mjs). */
+async function startFlood(host: Host, numbers: number): Promise<{ stop(): Promise<string> }> {
+  const child = spawn(process.execPath, [path.join(root, 'scripts/bench-flood.mjs'), host.url, 'bench-a', String(numbers), '3', JSON.stringify(ref)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`flood exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line === 'flooding') resolve();
+    });
+  });
+  // Let the first bodies reach the Host before measuring.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return {
+    stop: () =>
+      new Promise<string>((resolve) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => {
+          const answers = JSON.parse(lines.at(-1) ?? '{}') as Record<string, number>;
+          resolve(Object.entries(answers).map(([status, n]) => `${n}× ${status}`).join(', ') || '—');
+        });
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 async function fairness(): Promise<Latencies[]> {
   const rows: Latencies[] = [];
-  const huge = validateBody(4_000_000);
+  const huge = 4_000_000;
   // The default limit is 200000 values; the document around `extra` holds 16 more.
-  const largestAllowed = validateBody(200_000 - 16);
+  const largestAllowed = 200_000 - 16;
   for (const [label, extra, body] of [
     ['idle', [], undefined],
     ['3 × 8 MiB validate, 4 million numbers (refused by the limit)', [], huge],
