@@ -47,6 +47,8 @@ export class IJsonTooManyValues extends IJsonError {
   }
 }
 
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
 class Validator {
   private pos = 0;
   private values = 0;
@@ -202,8 +204,9 @@ class Validator {
   }
 
   private number(): void {
-    const rest = this.text.slice(this.pos);
-    const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(rest);
+    // Sticky, on the whole text: no copy of the rest of the document per number.
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.text);
     if (!m) this.fail('invalid number');
     const n = Number(m[0]);
     if (!Number.isFinite(n)) this.fail(`number ${m[0]} is not a finite binary64 value`);

@@ -27,7 +27,7 @@ Serves Takoform Host API v1 (forms.takoform.com/v1): plain HTTP on a loopback ad
   --operation-pending-polls N   polls an Operation answers "pending" before it commits (default 1)
   --operation-lease-ms N        how long this process's claim on an Operation lasts unrenewed; another
                                 process takes a dead holder's Operations over after it (default 5000)
-  --max-json-values N           the most JSON values one request body may hold (default 200000); a
+  --max-json-values N           the most JSON values one request body may hold (default 100000); a
                                 bigger body is refused with invalid_argument before it is validated
   --enable-test-switches        honour the Takoform-Test-Fault / Takoform-Test-Async headers and the
                                 /_takoform-test/v1 admin routes (never in production)

@@ -2,6 +2,7 @@
 import type { TokenTable } from './auth.js';
 import type { FormCatalog } from './catalog.js';
 import type { ContractCatalog } from './contract-documents.js';
+import type { TenantGate } from './http/tenant-gate.js';
 import type { HostStore, ResourceAddress } from './store/store.js';
 
 export interface HostContext {
@@ -22,6 +23,8 @@ export interface HostContext {
   readonly operationLeaseMs: number;
   /** The most JSON values one request body may hold (json-body.ts says why). */
   readonly maxJsonValues: number;
+  /** Lets each tenant have one large-body request worked on at a time (http/tenant-gate.ts). */
+  readonly largeBodies: TenantGate;
   /** Whether the Takoform-Test-* headers and the test admin routes are honoured (--enable-test-switches). */
   readonly testSwitches: boolean;
   /** Idempotency scopes whose first request is still executing (resource_busy for a duplicate). */

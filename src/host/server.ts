@@ -16,6 +16,7 @@ import type { HostContext } from './host-context.js';
 import { createRequestListener } from './http/dispatch.js';
 import { MAX_REQUEST_JSON_VALUES } from './http/json-body.js';
 import { createRequestIdSource } from './http/request-id.js';
+import { TenantGate } from './http/tenant-gate.js';
 import { PACKAGE_INDEX_FILE, loadFormPackages } from './packages.js';
 import { randomUid } from './resources/counters.js';
 import { startOperationWorker } from './operations/operation-worker.js';
@@ -44,7 +45,7 @@ export interface HostOptions {
   asyncForms?: string[];
   /** Polls a fresh Operation answers "pending" before it commits (default 1). */
   operationPendingPolls?: number;
-  /** The most JSON values one request body may hold (default 200000); more is invalid_argument. */
+  /** The most JSON values one request body may hold (default 100000); more is invalid_argument. */
   maxJsonValues?: number;
   /** How long an Operation lease lasts unrenewed (default 5000 ms): a dead holder's Operations wait this long. */
   operationLeaseMs?: number;
@@ -100,6 +101,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     operationPendingPolls: options.operationPendingPolls ?? 1,
     instanceId,
     maxJsonValues: options.maxJsonValues ?? MAX_REQUEST_JSON_VALUES,
+    largeBodies: new TenantGate(),
     operationLeaseMs: options.operationLeaseMs ?? 5000,
     testSwitches: options.enableTestSwitches === true,
     inFlight: new Set(),
