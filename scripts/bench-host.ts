@@ -4,7 +4,7 @@
 //   1. fairness: discovery and read latency (p50, p99) of a second tenant, idle and while one
 //      tenant keeps 3 validate requests in flight: 8 MiB bodies of 4 million numbers (refused by
 //      the JSON value limit), the largest bodies the limit allows, and the 4-million-number bodies
-//      with the limit lifted (--max-json-values 100000000: how the Host behaved before the limit).
+//      with the limit lifted (--max-json-values 100000000), to show what the limit itself buys.
 //   2. throughput: creates per second (prepare + apply, 16 clients) against one SQLite Host, one
 //      PostgreSQL Host and two PostgreSQL Host processes on one database, with ratios to SQLite.
 //
