@@ -1,12 +1,13 @@
 // Resource routes: validate, prepare, apply, read, observe, import, delete. Fences are
-// explicit inputs, Idempotency-Keys are derived (never random) so a retried or resumed
-// request replays instead of acting twice, and every answer is checked against what was
-// asked: same exact FormRef, name and space, canonical counters, ETag = quoted revision.
+// explicit inputs; Idempotency-Keys are derived per attempt (idempotency.ts), so a retried or
+// resumed request of one attempt replays instead of acting twice while no other caller's
+// request ever replays its outcome; and every answer is checked against what was asked:
+// same exact FormRef, name and space, canonical counters, ETag = quoted revision.
 import { canonicalJson, jcsDigest } from '../common/digest.js';
 import { HostApiError, ProtocolViolationError } from './errors.js';
 import { DIGEST_PATTERN, readResource, Reader } from './decode.js';
 import { checkEtag, exactQuery, expectEmptyBody, expectStatus, pickRef, resourcePath, type HostConnection } from './connection.js';
-import { deriveIdempotencyKey } from './idempotency.js';
+import { deriveIdempotencyKey, newAttemptId } from './idempotency.js';
 import { readAccepted, type OperationsApi } from './operations-api.js';
 import { firstHeader, parseRetryAfter, type HttpRequest, type HttpResponse } from './transport.js';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +32,12 @@ export interface MutationResult {
 export interface MutationOptions {
   /** How long to follow a 202 Operation (default: the client's operationTimeoutMs). */
   readonly operationTimeoutMs?: number;
+  /**
+   * The attempt this mutation belongs to (newAttemptId()). Given only to resume an attempt
+   * that an earlier process sent; by default every call is a fresh attempt, whose automatic
+   * retries reuse its key.
+   */
+  readonly attempt?: string;
 }
 
 export interface ValidationResult {
@@ -124,8 +131,9 @@ export class ResourcesApi {
       uid,
       expectedGeneration: fence.kind === 'update' ? fence.expectedGeneration : '',
       body: bodyText,
+      attempt: options.attempt ?? newAttemptId(),
     });
-    const res = await this.sendKeyed({ route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true });
+    const res = await this.sendKeyed({ route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true }, options.attempt !== undefined);
     const address = { formRef: ref, space: request.metadata.space, name: request.metadata.name };
     const result = await this.mutationResult(route, res, address, fence.kind === 'create' ? [201] : [200], uid || undefined, options);
     if (fence.kind === 'update' && result.resource.metadata.uid !== fence.expectedUid) {
@@ -150,8 +158,9 @@ export class ResourcesApi {
       uid,
       expectedGeneration: fence.kind === 'existing' ? fence.expectedGeneration : '',
       body: bodyText,
+      attempt: options.attempt ?? newAttemptId(),
     });
-    const res = await this.sendKeyed({ route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true });
+    const res = await this.sendKeyed({ route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true }, options.attempt !== undefined);
     return this.mutationResult(route, res, { formRef: ref, space: request.metadata.space, name: request.metadata.name }, [200, 201], uid || undefined, options);
   }
 
@@ -206,6 +215,7 @@ export class ResourcesApi {
         uid: fence.uid,
         expectedGeneration: fence.expectedGeneration,
         body: '',
+        attempt: options.attempt ?? newAttemptId(),
       }),
     };
     if (fence.ifMatchRevision) headers['if-match'] = `"${fence.ifMatchRevision}"`;
@@ -216,7 +226,7 @@ export class ResourcesApi {
         path: `${resourcePath(api, address.formRef, address.name)}?${exactQuery(address.formRef, address.space)}`,
         headers,
         safeToRetry: true,
-      });
+      }, options.attempt !== undefined);
       expectStatus(route, res, [202, 204]);
       if (res.status === 202) {
         // The content of a delete Operation's result is unspecified (A4); only its end matters.
@@ -232,17 +242,18 @@ export class ResourcesApi {
   }
 
   /**
-   * Sends a mutation under its derived Idempotency-Key. Derived keys let a retried or
-   * resumed request replay an outcome that was lost; but a Host replays recorded refusals
-   * too, byte for byte, so a refusal under a derived key may be an old verdict (say, a
-   * dependency that has since gone). A refusal means nothing was mutated, so it is safe to
-   * ask once more under a fresh key and take that answer as the current one.
+   * Sends a mutation under its attempt's Idempotency-Key. The key lets a retried or resumed
+   * request replay an outcome that was lost; but a Host replays recorded refusals too, byte
+   * for byte, so a refusal under a resumed key may be an old verdict (say, a dependency that
+   * has since gone). A refusal means nothing was mutated, so it is safe to ask once more
+   * under a fresh key and take that answer as the current one. A fresh attempt's refusal is
+   * current already and is not asked again.
    */
-  private async sendKeyed(req: HttpRequest): Promise<HttpResponse> {
+  private async sendKeyed(req: HttpRequest, resumed: boolean): Promise<HttpResponse> {
     try {
       return await this.conn.transport.send(req);
     } catch (e) {
-      if (!(e instanceof HostApiError) || e.retryable || e.status < 400 || e.status >= 500) throw e;
+      if (!resumed || !(e instanceof HostApiError) || e.retryable || e.status < 400 || e.status >= 500) throw e;
       const fresh = `${req.headers!['idempotency-key']}-${randomBytes(8).toString('hex')}`;
       return this.conn.transport.send({ ...req, headers: { ...req.headers, 'idempotency-key': fresh } });
     }

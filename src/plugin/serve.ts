@@ -44,7 +44,7 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
 
   server = createPluginServer(
     createProviderHandlers(provider, () => logger.info('StopProvider received')),
-    { onShutdown: () => { server?.forceShutdown(); exit(0); } },
+    { onShutdown: () => { provider.closedByCore(); server?.forceShutdown(); exit(0); } },
   );
 
   // AutoMTLS: our certificate in the handshake line, and only core's certificate accepted.

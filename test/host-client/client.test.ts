@@ -1,7 +1,7 @@
 // The client against the real reference Host over HTTP: every route it has a Host for,
 // every fence outcome, and replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostApiError, HostClient, resourceRequest } from '../../src/host-client/index.js';
+import { HostApiError, HostClient, newAttemptId, resourceRequest } from '../../src/host-client/index.js';
 import type { RunningHost } from '../../src/host/server.js';
 import { RANGE_SEQUENCE, startTestHost, TOKEN_A, TOKEN_B } from './support.js';
 
@@ -60,9 +60,10 @@ describe('resource lifecycle and fences', () => {
     expect(created.outcome).toBe('created');
     expect(created.resource.metadata.generation).toBe('1');
 
-    // The same apply again carries the same derived key: the Host replays, nothing new.
-    const replay = await client.resources.apply({ ...r1, spec: p1.spec }, p1, { kind: 'create' });
-    expect(replay.resource).toEqual(created.resource);
+    // Another create of the same name and spec is another attempt: refused, never replayed.
+    const second = (await client.resources.apply({ ...r1, spec: p1.spec }, p1, { kind: 'create' }).catch((e: unknown) => e)) as HostApiError;
+    expect(second).toBeInstanceOf(HostApiError);
+    expect(second.code).toBe('generation_conflict');
 
     // A create of a taken name is a generation conflict.
     const other = await client.resources.prepare(req('life', { lower: 1, upper: 5 })).catch((e: unknown) => e);
@@ -94,11 +95,29 @@ describe('resource lifecycle and fences', () => {
     expect((staleDelete as HostApiError).code).toBe('generation_conflict');
     expect(await client.resources.delete(addr('life'), { expectedGeneration: '2', uid })).toBe('deleted');
     expect(await client.resources.read(addr('life'))).toBeUndefined();
-    // The same delete again reuses its key: the Host replays its 204 (records of a
-    // delete report no live incarnation, so they keep replaying).
-    expect(await client.resources.delete(addr('life'), { expectedGeneration: '2', uid })).toBe('deleted');
-    // Another delete of the gone resource is "already gone", not an error.
+    // Another delete of the gone resource — same fences, another attempt — is "already gone".
+    expect(await client.resources.delete(addr('life'), { expectedGeneration: '2', uid })).toBe('absent');
     expect(await client.resources.delete(addr('life'), { expectedGeneration: '3', uid })).toBe('absent');
+  });
+
+  it('replays a resumed attempt to its own caller only: same attempt id, same uid; another attempt is refused', async () => {
+    const r = req('owned-once', { lower: 1, upper: 2 });
+    const p = await client.resources.prepare(r);
+    const attempt = newAttemptId();
+    const created = await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { attempt });
+    const resumed = await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { attempt });
+    expect(resumed.resource).toEqual(created.resource);
+    const other = (await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }).catch((e: unknown) => e)) as HostApiError;
+    expect(other.code).toBe('generation_conflict');
+    // Two owners updating the same uid and generation with the same body: one wins, the
+    // other is fenced out instead of being handed the winner's recorded answer.
+    const r2 = req('owned-once', { lower: 1, upper: 7 });
+    const p2 = await client.resources.prepare(r2, '1');
+    const fence = { kind: 'update' as const, expectedGeneration: '1', expectedUid: created.resource.metadata.uid };
+    const won = await client.resources.apply({ ...r2, spec: p2.spec }, p2, fence);
+    expect(won.resource.metadata.generation).toBe('2');
+    const lost = (await client.resources.apply({ ...r2, spec: p2.spec }, p2, fence).catch((e: unknown) => e)) as HostApiError;
+    expect(lost.code).toBe('generation_conflict');
   });
 
   it('does not let a replayed old refusal block a request that would now succeed', async () => {
@@ -109,11 +128,12 @@ describe('resource lifecycle and fences', () => {
     const p1 = await client.resources.prepare(first);
     const created = await client.resources.apply({ ...first, spec: p1.spec }, p1, { kind: 'create' });
     // A create of the taken name is refused; the Host records that refusal under its key.
-    const refused = (await client.resources.apply({ ...second, spec: p2.spec }, p2, { kind: 'create' }).catch((e: unknown) => e)) as HostApiError;
+    const attempt = newAttemptId();
+    const refused = (await client.resources.apply({ ...second, spec: p2.spec }, p2, { kind: 'create' }, { attempt }).catch((e: unknown) => e)) as HostApiError;
     expect(refused.code).toBe('generation_conflict');
     await client.resources.delete(addr('reused'), { expectedGeneration: '1', uid: created.resource.metadata.uid });
-    // The very same create (same derived key) must now be judged afresh, not replayed.
-    const again = await client.resources.apply({ ...second, spec: p2.spec }, p2, { kind: 'create' });
+    // The very same attempt resumed (same key) must now be judged afresh, not replayed.
+    const again = await client.resources.apply({ ...second, spec: p2.spec }, p2, { kind: 'create' }, { attempt });
     expect(again.outcome).toBe('created');
     expect(again.resource.spec.upper).toBe(9);
   });

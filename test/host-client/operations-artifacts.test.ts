@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AcceptedOutcomeUnknownError, buildManifest, HostApiError, HostClient, resourceRequest } from '../../src/host-client/index.js';
+import { AcceptedOutcomeUnknownError, buildManifest, HostApiError, HostClient, newAttemptId, resourceRequest } from '../../src/host-client/index.js';
 import { startHost, type RunningHost } from '../../src/host/server.js';
 import { GENERIC_FORMS } from '../support/paths.js';
 import { RANGE_SEQUENCE, TOKEN_A, TOKEN_B } from './support.js';
@@ -64,15 +64,16 @@ describe('202 Operations', () => {
   it('reports "accepted, outcome unknown" with the operation id when the wait runs out', async () => {
     const r = resourceRequest(RANGE_SEQUENCE, 'demo', 'async-slow', { lower: 1, upper: 2 });
     const p = await client.resources.prepare(r);
-    const e = await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { operationTimeoutMs: 100 }).catch((x: unknown) => x);
+    const attempt = newAttemptId();
+    const e = await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { operationTimeoutMs: 100, attempt }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AcceptedOutcomeUnknownError);
     const accepted = e as AcceptedOutcomeUnknownError;
     expect(accepted.operationId).toMatch(/^op_/);
-    // Resuming: the operation finishes, and the same apply (same key) replays, not duplicates.
+    // Resuming: the operation finishes, and the same attempt (same key) replays, not duplicates.
     let op = await client.operations.get(accepted.operationId);
     for (let i = 0; i < 5 && !op.operation.done; i++) op = await client.operations.get(accepted.operationId);
     expect(op.operation.done).toBe(true);
-    const again = await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' });
+    const again = await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { attempt });
     expect(again.resource.metadata.generation).toBe('1');
   });
 

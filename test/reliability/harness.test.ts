@@ -29,10 +29,17 @@ describe('soak invariants', () => {
     ]);
   });
 
-  it('renders references so core orders reservations after their targets', () => {
+  it('renders references so core orders reservations after their targets, across both kinds', () => {
     const model = emptyModel();
     model.sequences.set('seq-2', { lower: 0, upper: 12 });
+    model.sequences.set('seq-3', { lower: 0, upper: 5 });
     model.reservations.set('res-1', { target: 'seq-2' });
-    expect(renderConfig(model)).toMatch(/target = takoform_range_sequence\.seq-2\.name/);
+    model.reservations.set('res-2', { target: 'seq-3' });
+    const hcl = renderConfig(model);
+    // Even names typed, odd names generic, and references between them both ways.
+    expect(hcl).toMatch(/resource "takoform_range_sequence" "seq-2"/);
+    expect(hcl).toMatch(/resource "takoform_resource" "seq-3" \{[^}]*kind {15}= "RangeSequence"[\s\S]*?spec {15}= \{ lower = 0, upper = 5 \}/);
+    expect(hcl).toMatch(/resource "takoform_resource" "res-1" \{[\s\S]*?name = takoform_range_sequence\.seq-2\.name/);
+    expect(hcl).toMatch(/resource "takoform_counter_reservation" "res-2" \{[\s\S]*?target = takoform_resource\.seq-3\.name/);
   });
 });

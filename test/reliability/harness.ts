@@ -1,5 +1,6 @@
 // The shared set-up of the soak and kill scenarios: a real reference Host behind the fault
-// proxy, a real tofu workspace whose configuration is rendered from a small desired model,
+// proxy, a real tofu workspace whose configuration is rendered from a small desired model
+// (half of it through the typed types, half through the generic takoform_resource),
 // and the invariants checked after every cycle: the Host holds exactly what the state holds
 // (same names, same uids), the state holds what the configuration asks for, and at most two
 // re-runs of `tofu apply` bring the plan to "No changes".
@@ -14,6 +15,7 @@ import { GENERIC_FORMS, REPO_ROOT, TOFU } from '../support/paths.js';
 import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
 
 export const SPACE = 'soak';
+const GENERIC_TYPE_NAME = 'takoform_resource';
 const CATALOG = path.join(REPO_ROOT, 'examples/platform/.takoform.lock.json');
 
 /** The two Forms the scenarios use: a plain resource and an attachment that names it. */
@@ -36,14 +38,38 @@ export function emptyModel(): DesiredModel {
   return { sequences: new Map(), reservations: new Map() };
 }
 
+/**
+ * Which resources the configuration writes with the generic `takoform_resource` instead of
+ * the typed type: every odd-numbered one, so that faults, kills and restarts hit both kinds,
+ * and reservations of either kind name targets of either kind.
+ */
+export function isGeneric(name: string): boolean {
+  return Number(name.split('-')[1]) % 2 === 1;
+}
+
+/** The Terraform address of a model resource. */
+export function addressOf(form: FormKey, name: string): string {
+  return `${isGeneric(name) ? GENERIC_TYPE_NAME : FORMS[form].typeName}.${name}`;
+}
+
+function genericHeader(ref: FormRefLike): string {
+  return `  api_version        = "${ref.apiVersion}"\n  kind               = "${ref.kind}"\n  definition_version = "${ref.definitionVersion}"\n  schema_digest      = "${ref.schemaDigest}"\n`;
+}
+
 export function renderConfig(model: DesiredModel): string {
+  const refs = readRefs();
   let hcl = PROVIDER_BLOCK;
   for (const [name, v] of [...model.sequences].sort()) {
-    hcl += `resource "takoform_range_sequence" "${name}" {\n  name  = "${name}"\n  lower = ${v.lower}\n  upper = ${v.upper}\n}\n`;
+    hcl += isGeneric(name)
+      ? `resource "${GENERIC_TYPE_NAME}" "${name}" {\n${genericHeader(refs.sequence)}  name               = "${name}"\n  spec               = { lower = ${v.lower}, upper = ${v.upper} }\n}\n`
+      : `resource "takoform_range_sequence" "${name}" {\n  name  = "${name}"\n  lower = ${v.lower}\n  upper = ${v.upper}\n}\n`;
   }
   for (const [name, v] of [...model.reservations].sort()) {
     // A reference, so core orders the reservation after (and its destroy before) its target.
-    hcl += `resource "takoform_counter_reservation" "${name}" {\n  name   = "${name}"\n  target = takoform_range_sequence.${v.target}.name\n}\n`;
+    const target = `${addressOf('sequence', v.target)}.name`;
+    hcl += isGeneric(name)
+      ? `resource "${GENERIC_TYPE_NAME}" "${name}" {\n${genericHeader(refs.reservation)}  name               = "${name}"\n  spec               = { target = { apiVersion = "${refs.sequence.apiVersion}", kind = "${refs.sequence.kind}", name = ${target} } }\n}\n`
+      : `resource "takoform_counter_reservation" "${name}" {\n  name   = "${name}"\n  target = ${target}\n}\n`;
   }
   return hcl;
 }
@@ -119,10 +145,11 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
       if (!existsSync(file)) return out;
       const text = readFileSync(file, 'utf8');
       if (text.trim() === '') return out;
-      const state = JSON.parse(text) as { resources?: Array<{ type: string; mode: string; instances: Array<{ attributes: { name: string; uid: string } }> }> };
+      const state = JSON.parse(text) as { resources?: Array<{ type: string; mode: string; instances: Array<{ attributes: { name: string; uid: string; kind?: string } }> }> };
       for (const r of state.resources ?? []) {
         if (r.mode !== 'managed') continue;
-        const form = (Object.keys(FORMS) as FormKey[]).find((f) => FORMS[f].typeName === r.type);
+        const generic = r.type === GENERIC_TYPE_NAME;
+        const form = (Object.keys(FORMS) as FormKey[]).find((f) => (generic ? refs[f].kind === r.instances[0]?.attributes.kind : FORMS[f].typeName === r.type));
         if (!form) continue;
         for (const i of r.instances) out.set(key(form, i.attributes.name), i.attributes.uid);
       }
@@ -136,10 +163,13 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
   return rig;
 }
 
+let cachedRefs: Record<FormKey, FormRefLike> | undefined;
 function readRefs(): Record<FormKey, FormRefLike> {
+  if (cachedRefs) return cachedRefs;
   const catalog = JSON.parse(readFileSync(CATALOG, 'utf8')) as { forms: Array<{ typeName: string; formRef: FormRefLike }> };
   const ref = (f: FormKey) => catalog.forms.find((x) => x.typeName === FORMS[f].typeName)!.formRef;
-  return { sequence: ref('sequence'), reservation: ref('reservation') };
+  cachedRefs = { sequence: ref('sequence'), reservation: ref('reservation') };
+  return cachedRefs;
 }
 
 export function modelInventoryKeys(model: DesiredModel): Set<string> {

@@ -18,7 +18,7 @@ describe('concurrent runs', () => {
     log?.(JSON.stringify({ counters: report.counters, notes: report.notes, samples: report.samples }, null, 2));
     // Violations first: each is a sentence saying what broke.
     expect(report.violations).toEqual([]);
-    for (const key of ['races:claim', 'races:exclusive', 'races:fence', 'races:pg-lock', 'races:pg-lock:failed-fast', 'races:pg-lock:waited']) {
+    for (const key of ['races:claim', 'races:exclusive', 'races:same-name', 'races:fence', 'races:pg-lock', 'races:pg-lock:failed-fast', 'races:pg-lock:waited']) {
       expect(report.counters[key], key).toBeGreaterThan(0);
     }
     // With two rounds one of them applies saved plans through the barrier: both creates were
@@ -35,7 +35,7 @@ describe('concurrent runs', () => {
     expect(losers.length).toBeGreaterThan(0);
     if (report.samples.claimLoser) {
       const text = oneLine(report.samples.claimLoser);
-      expect(text).toMatch(/^Error: Host refused: invalid_argument with takoform_claim_ticket\.claim_\d+,/);
+      expect(text).toMatch(/^Error: Host refused: invalid_argument with (takoform_claim_ticket|takoform_resource)\.claim_\d+,/);
       expect(text).toMatch(/\/spec\/claim is already claimed by another ClaimTicket of your tenant \(claim\)/);
       expect(text).toMatch(/Host code: invalid_argument \(HTTP 400, not retryable\)/);
       expect(text).toMatch(/Fix the value the Host names and run the command again\./);
@@ -46,6 +46,17 @@ describe('concurrent runs', () => {
       expect(text).toMatch(/another CounterReservation already holds "rt-\d+" \(exclusive\)/);
       expect(text).toMatch(/Fix the value the Host names and run the command again\./);
     }
+  });
+
+  it('tells the loser of a same-name race that the name is taken, with the import id', () => {
+    expect(report, 'the scenario did not finish').toBeDefined();
+    // The race itself is checked in the first test (exactly one state owns the uid); here the text.
+    expect(report.counters['races:same-name:refused-at-apply'] ?? 0, 'a same-name loser was refused at apply').toBeGreaterThan(0);
+    const text = oneLine(report.samples.sameNameLoser ?? '');
+    expect(text).toMatch(/^Error: Resource already exists on the Host with (takoform_range_sequence|takoform_resource)\.same_\d+,/);
+    expect(text).toMatch(/(takoform_range_sequence|takoform_resource) "same-\d+" already exists in space "races" \(uid [^,]+, generation 1\)/);
+    expect(text).toMatch(/`import` block with id = "([^"]*\/)?races\/same-\d+"/);
+    expect(text).toMatch(/Nothing was changed/);
   });
 
   it('refuses a saved plan when the resource changed on the Host since plan', () => {

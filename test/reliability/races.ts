@@ -2,7 +2,8 @@
 //
 // * claim / exclusive: two `tofu apply` processes on separate states race for the same claim
 //   value (ClaimTicket, `claim` constraint, per tenant across spaces) and the same exclusive
-//   target (CounterReservation, `exclusive` constraint). Exactly one may win; the loser must
+//   target (CounterReservation, `exclusive` constraint), and both create a RangeSequence with
+//   the same name and the same spec (one name, two owners wanted). Exactly one may win; the loser must
 //   get a diagnostic naming its resource address, the Host code and what to do; both states
 //   must agree with the Host. Rounds alternate between live applies (the later plan usually
 //   meets the winner in the Host's prepare) and saved plans applied through a barrier proxy
@@ -35,6 +36,8 @@ export interface RaceSamples {
   claimLoser?: string;
   /** The loser's diagnostic in an exclusive race. */
   exclusiveLoser?: string;
+  /** The loser's diagnostic in a same-name race ("Resource already exists on the Host"). */
+  sameNameLoser?: string;
   /** The diagnostic of a saved plan refused by the fence (the resource was edited on the Host). */
   fenceRefusal?: string;
   /** The diagnostic of a saved plan whose create found the name taken on the Host. */
@@ -132,8 +135,10 @@ interface Block {
 
 interface Contender extends Block {
   readonly side: Side;
-  readonly kind: 'claim' | 'exclusive';
+  readonly kind: 'claim' | 'exclusive' | 'same-name';
 }
+
+const KINDS = ['claim', 'exclusive', 'same-name'] as const;
 
 // A type alias, not an interface, so that it is assignable to Record<string, unknown>.
 type RangeSpec = { lower: number; upper: number; mode: 'safe' | 'fast' };
@@ -201,19 +206,27 @@ class ClaimRaces {
     await this.api.put(this.refs['range-sequence'], target, { lower: 0, upper: round + 1 });
     // `claim` holds per tenant across spaces: sometimes the second claimant is in another space.
     const crossSpace = this.random(0, 1) === 1;
+    // On odd rounds side B writes its claim and its same-name create with the generic
+    // takoform_resource: the Host's rules, the ownership keys and the diagnostics must not
+    // depend on the kind.
+    const genericB = round % 2 === 1;
     const contenders: Contender[] = (['a', 'b'] as const).flatMap((side): Contender[] => {
       const claimSpace = side === 'b' && crossSpace ? OTHER_SPACE : SPACE;
       const claimLabel = `claim_${round}`;
       const holdLabel = `hold_${round}`;
+      const generic = side === 'b' && genericB;
+      const sameSpec: RangeSpec = { lower: 1, upper: round + 2, mode: 'safe' };
       return [
         {
           side,
           kind: 'claim',
-          address: `takoform_claim_ticket.${claimLabel}`,
+          address: `${generic ? 'takoform_resource' : 'takoform_claim_ticket'}.${claimLabel}`,
           name: `claim-${side}-${round}`,
           space: claimSpace,
           ref: this.refs['constraint-claim-primary'],
-          hcl: resourceHcl('takoform_claim_ticket', claimLabel, { name: `claim-${side}-${round}`, space: claimSpace, claim: `ticket-${round}` }),
+          hcl: generic
+            ? genericHcl(claimLabel, this.refs['constraint-claim-primary'], `claim-${side}-${round}`, claimSpace, { claim: `ticket-${round}` })
+            : resourceHcl('takoform_claim_ticket', claimLabel, { name: `claim-${side}-${round}`, space: claimSpace, claim: `ticket-${round}` }),
         },
         {
           side,
@@ -223,6 +236,14 @@ class ClaimRaces {
           space: SPACE,
           ref: this.refs['counter-reservation'],
           hcl: resourceHcl('takoform_counter_reservation', holdLabel, { name: `hold-${side}-${round}`, target }),
+        },
+        // Byte-identical creates from two states: same name, same spec, same principal.
+        {
+          side,
+          kind: 'same-name',
+          ...(generic
+            ? { address: `takoform_resource.same_${round}`, name: `same-${round}`, space: SPACE, ref: this.refs['range-sequence'], hcl: genericHcl(`same_${round}`, this.refs['range-sequence'], `same-${round}`, SPACE, sameSpec) }
+            : rangeBlock('takoform_range_sequence', `same_${round}`, `same-${round}`, SPACE, sameSpec, this.refs['range-sequence'])),
         },
       ];
     });
@@ -250,7 +271,7 @@ class ClaimRaces {
         return this.violation(`round ${round}: side ${failed === 0 ? 'a' : 'b'} could not plan before any contender existed (exit ${plans[failed]!.code}):\n${tail(plans[failed]!.stderr)}`);
       }
       args = ['apply', '-input=false', '-no-color', 'race.tfplan'];
-      for (const kind of ['claim', 'exclusive'] as const) {
+      for (const kind of KINDS) {
         this.barrier.hold(contenders.filter((c) => c.kind === kind).map((c) => `/${c.ref.kind}/${c.name}`));
       }
     }
@@ -262,9 +283,14 @@ class ClaimRaces {
 
     const states = { a: await this.stateOf('a'), b: await this.stateOf('b') };
     const wonAll: Record<Side, boolean> = { a: true, b: true };
-    for (const kind of ['claim', 'exclusive'] as const) {
+    for (const kind of KINDS) {
       count(this.report, `races:${kind}`);
       const pair = contenders.filter((c) => c.kind === kind);
+      if (kind === 'same-name') {
+        if (!(await this.checkSameName(round, pair, states, runs))) for (const c of pair) wonAll[c.side] = false;
+        else wonAll[pair.find((c) => !this.owned[c.side].includes(c))!.side] = false;
+        continue;
+      }
       const onHost = await Promise.all(pair.map((c) => this.readOnHost(c)));
       const winners = pair.filter((_, i) => onHost[i] !== null);
       const what = kind === 'claim' ? `claim "ticket-${round}"` : `exclusive target "${target}"`;
@@ -295,8 +321,34 @@ class ClaimRaces {
     this.write('b');
   }
 
+  /**
+   * Two states created one name with one spec: the Host holds one resource, exactly one
+   * state records its uid (the other nothing), and the loser was told the name is taken.
+   * Returns false when no single owner could be found.
+   */
+  private async checkSameName(round: number, pair: Contender[], states: Record<Side, { byName: Map<string, string> } | undefined>, runs: Record<Side, TofuRun>): Promise<boolean> {
+    const what = `the name "${pair[0]!.name}"`;
+    const onHost = await this.readOnHost(pair[0]!);
+    if (!onHost) {
+      this.violation(`round ${round}: neither state created ${what}: a: exit ${runs.a.code}, b: exit ${runs.b.code}\n${tail(runs.a.stderr)}\n${tail(runs.b.stderr)}`);
+      return false;
+    }
+    const key = `${SPACE}/${pair[0]!.name}`;
+    const owners = pair.filter((c) => states[c.side]?.byName.get(key) === onHost.metadata.uid);
+    if (owners.length !== 1) {
+      this.violation(`round ${round}: ${owners.length} states record the uid ${onHost.metadata.uid} of ${what} on the Host: ${owners.map((o) => o.side).join(', ') || 'none'}; exactly one must own it. a: exit ${runs.a.code}, b: exit ${runs.b.code}`);
+      return false;
+    }
+    const winner = owners[0]!;
+    const loser = pair.find((c) => c !== winner)!;
+    this.owned[winner.side].push(winner);
+    if (states[loser.side]?.byName.has(key)) this.violation(`round ${round}: side ${loser.side} lost ${what} but its state records ${loser.address} as ${states[loser.side]!.byName.get(key)}`);
+    this.checkLoser(round, 'same-name', what, loser, runs[loser.side]);
+    return true;
+  }
+
   /** The loser must say which resource, which Host code and what to do. */
-  private checkLoser(round: number, kind: 'claim' | 'exclusive', what: string, loser: Contender, run: TofuRun): void {
+  private checkLoser(round: number, kind: Contender['kind'], what: string, loser: Contender, run: TofuRun): void {
     if (run.code === 0) {
       this.violation(`round ${round}: side ${loser.side} lost ${what} but its apply exited 0 (no error shown to the user)`);
       return;
@@ -314,18 +366,28 @@ class ClaimRaces {
       return;
     }
     const text = oneLine(block);
-    const rule = kind === 'claim' ? 'is already claimed by another ClaimTicket' : 'already holds';
-    const missing = [
-      ['the Host code', 'Host refused: invalid_argument'],
-      ['the Host code line', 'Host code: invalid_argument'],
-      ['the Host rule', rule],
-      ['the Host name of the resource', `"${loser.name}" in space "${loser.space}"`],
-      ['what to do', 'run the command again'],
-    ].filter(([, needle]) => !text.includes(needle!));
+    const expected =
+      kind === 'same-name'
+        ? [
+            ['the summary', 'Resource already exists on the Host'],
+            ['the Host name of the resource', `"${loser.name}" already exists in space "${loser.space}"`],
+            ['the import id', `${loser.space}/${loser.name}"`],
+            ['that nothing changed', 'Nothing was changed'],
+            ['the Host code', 'Host code: '],
+          ]
+        : [
+            ['the Host code', 'Host refused: invalid_argument'],
+            ['the Host code line', 'Host code: invalid_argument'],
+            ['the Host rule', kind === 'claim' ? 'is already claimed by another ClaimTicket' : 'already holds'],
+            ['the Host name of the resource', `"${loser.name}" in space "${loser.space}"`],
+            ['what to do', 'run the command again'],
+          ];
+    const missing = expected.filter(([, needle]) => !text.includes(needle!));
     if (missing.length) this.violation(`round ${round}: the diagnostic of the ${kind} loser ${loser.address} lacks ${missing.map(([w]) => w).join(', ')}:\n${block}`);
     count(this.report, `races:${kind}:refused-at-${text.includes('refused to prepare') ? 'prepare' : 'apply'}`);
     if (kind === 'claim') this.report.samples.claimLoser ??= block;
-    else this.report.samples.exclusiveLoser ??= block;
+    else if (kind === 'exclusive') this.report.samples.exclusiveLoser ??= block;
+    else this.report.samples.sameNameLoser ??= block;
   }
 
   /**
@@ -408,6 +470,8 @@ class ClaimRaces {
     for (const { round, contenders } of this.claims) {
       for (const kind of ['claim', 'exclusive'] as const) {
         const pair = contenders.filter((c) => c.kind === kind);
+        // (same-name contenders share one name: the Host can hold at most one; the final
+        // "no changes" plans above show that exactly one state still owns it.)
         const live = (await Promise.all(pair.map((c) => this.readOnHost(c)))).filter((r) => r !== null);
         if (live.length !== 1) this.violation(`at the end, round ${round}'s ${kind} has ${live.length} holders on the Host (expected exactly one)`);
       }
@@ -666,6 +730,14 @@ function resourceHcl(type: string, label: string, attributes: Record<string, str
     .map(([k, v]) => `  ${k} = ${JSON.stringify(v)}\n`)
     .join('');
   return `resource "${type}" "${label}" {\n${body}}\n`;
+}
+
+/** The same resource through the generic takoform_resource: exact FormRef, spec as written. */
+function genericHcl(label: string, ref: FormRefLike, name: string, space: string, spec: Record<string, string | number>): string {
+  const fields = Object.entries(spec)
+    .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+    .join(', ');
+  return resourceHcl('takoform_resource', label, { api_version: ref.apiVersion, kind: ref.kind, definition_version: ref.definitionVersion, schema_digest: ref.schemaDigest, name, space }).replace(/\}\n$/, `  spec = { ${fields} }\n}\n`);
 }
 
 function rangeBlock(type: string, label: string, name: string, space: string, spec: RangeSpec, ref: FormRefLike): Block {

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const scenarios: Array<[string, () => Promise<ReliabilityReport>]> = [
     ['soak', () => runFaultSoak({ seed, log, cycles: Number(arg('cycles', '200')) })],
     ['kills', () => runKills({ seed, log, trials: Number(arg('kills', '50')), hostRestarts: Number(arg('host-restarts', '5')) })],
-    ['races', () => runRaces({ seed, log, rounds: Number(arg('race-rounds', '10')) })],
+    ['races', () => runRaces({ seed, log, rounds: Number(arg('race-rounds', '20')) })],
     [
       'multi-host',
       () =>

@@ -17,16 +17,23 @@ export interface ResourceContext {
   readonly specAttribute?: string;
 }
 
-const REMEDY: Partial<Record<HostErrorCode, string>> = {
+/** What to do about each Host code: a total record, so a code added to the taxonomy cannot lack one. */
+export const REMEDY: Readonly<Record<HostErrorCode, string>> = {
   invalid_argument: 'Fix the value the Host names and run the command again.',
+  artifact_invalid: 'The artifact the configuration names is not a valid manifest for this Form; rebuild or re-upload it and run the command again.',
   unauthenticated: 'Check the provider `token` (or TAKOFORM_TOKEN).',
   permission_denied: 'Ask the Host operator for access to this Form and space.',
   policy_denied: 'A Host policy refuses this change; see the message for which policy.',
   form_unknown: 'The Host does not have this exact Form; refresh the catalog with `terraform-provider-takoform catalog lock` or install the Form on the Host.',
   resource_not_found: 'The resource (or a resource it refers to) does not exist on the Host; create it first or fix the reference.',
+  operation_not_found: 'The Host no longer knows the Operation this state follows; run plan again to read the resource as it is now.',
+  artifact_missing: 'The artifact the configuration names is not committed on the Host for your tenant; upload it (a takoform_artifact resource) and run the command again.',
   form_not_installed: 'The Host knows this Form but cannot run it; ask the Host operator to install it.',
   resource_busy: 'Another change to this resource is in progress; run the command again shortly.',
+  import_conflict: 'The Host-native object is already adopted under another name; import that resource instead, or pick another native object.',
+  operation_cancelled: 'The Host Operation was cancelled before it finished; run plan to see what it left, then apply again.',
   dependency_in_use: 'Other resources still refer to this one; remove or re-point them first.',
+  migration_required: 'The resource must be migrated to another Form version before this change; ask the Host operator how, or change the configuration to that version.',
   uid_mismatch: 'The name now belongs to another incarnation on the Host; import it or pick another name.',
   revision_conflict: 'The resource changed on the Host since plan — run plan again.',
   generation_conflict: 'The resource changed on the Host since plan (or the name is already taken) — run plan again.',
@@ -51,7 +58,7 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
       `Host code: ${error.code} (HTTP ${error.status}, ${error.retryable ? 'retryable' : 'not retryable'}), request ${error.requestId}${error.hostCode ? `, host detail ${error.hostCode}` : ''}`,
       ...(error.pointer ? [`Field: ${error.pointer}`] : []),
       '',
-      REMEDY[error.code] ?? 'See the Host message above.',
+      REMEDY[error.code],
     ].join('\n');
     return errorDiag(`Host refused: ${error.code}`, detail, path);
   }

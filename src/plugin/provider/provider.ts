@@ -1,12 +1,15 @@
 // The provider's state for one process: the catalog-derived resource types, the settings
 // from ConfigureProvider and the Host client built from them.
-import { formatFormRef, HostClient, sameFormRef } from '../../host-client/index.js';
+import { formatFormRef, HostClient, sameFormRef, type FormRef } from '../../host-client/index.js';
 import type { LoadedCatalog } from '../catalog/catalog-file.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
 import { CreateJournal } from '../resource/create-journal.js';
+import { spaceIdDiagnostic } from '../resource/address-validation.js';
 import { FormResourceType } from '../resource/form-resource-type.js';
-import type { HostAccess } from '../resource/lifecycle.js';
+import { GENERIC_TYPE_NAME, GenericResourceKind } from '../resource/generic-resource.js';
+import type { HostAccess } from '../resource/lifecycle/host-access.js';
+import type { ResourceKind } from '../resource/resource-kind.js';
 import type { TfObject } from '../values/tf-value.js';
 import { readProviderSettings } from './provider-config.js';
 
@@ -17,7 +20,8 @@ export class TakoformProvider implements HostAccess {
   client: HostClient | undefined;
   defaultSpace: string | undefined;
   configUnknown = false;
-  readonly journal = CreateJournal.inDataDir();
+  /** Creates sent but maybe not recorded in state; scoped to the configured endpoint. */
+  journal = CreateJournal.disabled();
   readonly loadDiagnostics: Diagnostic[] = [];
 
   constructor(
@@ -55,6 +59,10 @@ export class TakoformProvider implements HostAccess {
         ),
       ];
     }
+    if (settings.space !== undefined) {
+      const bad = spaceIdDiagnostic('The provider', settings.space, ['space']);
+      if (bad) return [bad];
+    }
     this.logger.addSecret(settings.token);
     try {
       this.client = new HostClient({
@@ -67,36 +75,60 @@ export class TakoformProvider implements HostAccess {
     } catch (e) {
       return [errorDiag('Invalid provider configuration', `${(e as Error).message}`, ['endpoint'])];
     }
-    this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion });
+    this.journal = CreateJournal.inDataDir(originOf(settings.endpoint));
+    this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion, journal_workspace: this.journal.currentScope.workspace });
     return [];
   }
 
-  typeNameOf(ref: { apiVersion: string; kind: string; definitionVersion: string; schemaDigest: string }): string | undefined {
-    for (const rt of this.resourceTypes.values()) if (sameFormRef(rt.form.formRef, ref)) return rt.typeName;
+  /** The generic kind, which checks a spec offline when the catalog has its exact Form. */
+  private readonly generic = new GenericResourceKind((ref) => this.typedFor(ref));
+
+  /** Every resource kind this provider serves: the catalog's typed types and takoform_resource. */
+  kinds(): ResourceKind[] {
+    return [...this.resourceTypes.values(), this.generic];
+  }
+
+  /** The kind of a resource type name core sends; an unknown name is a bug (core only sends ours). */
+  kind(typeName: string): ResourceKind {
+    if (typeName === GENERIC_TYPE_NAME) return this.generic;
+    return this.typed(typeName);
+  }
+
+  typed(typeName: string): FormResourceType {
+    const rt = this.resourceTypes.get(typeName);
+    if (!rt) throw new Error(`unknown resource type ${typeName}; the catalog (${this.catalog.source}) defines ${[...this.resourceTypes.keys()].join(', ') || 'no types'}`);
+    return rt;
+  }
+
+  typedFor(ref: FormRef): FormResourceType | undefined {
+    for (const rt of this.resourceTypes.values()) if (sameFormRef(rt.form.formRef, ref)) return rt;
     return undefined;
+  }
+
+  typeNameOf(ref: FormRef): string | undefined {
+    return this.typedFor(ref)?.typeName;
   }
 
   private readonly availability = new Map<string, Promise<Diagnostic | undefined>>();
 
   /**
-   * The exact availability probe for a Form in use (once per type and space per process):
+   * The exact availability probe for a Form in use (once per Form and space per process):
    * a Form the Host no longer has, or no longer lets this principal use, is a clear error
    * naming the exact FormRef instead of an obscure failure later.
    */
-  checkForm(rt: FormResourceType, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined> {
+  checkForm(typeName: string, ref: FormRef, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined> {
     const client = this.client;
     if (!client) return Promise.resolve(undefined);
-    const key = `${rt.typeName}\u0000${space}\u0000${operation}`;
+    const form = formatFormRef(ref);
+    const key = `${form}\u0000${space}\u0000${operation}`;
     let pending = this.availability.get(key);
     if (!pending) {
-      const ref = rt.form.formRef;
-      const form = formatFormRef(ref);
       pending = client.forms.probe(ref, space).then(
         (entry) => {
           if (!entry) {
             return errorDiag(
               'Form not available on the Host',
-              `${rt.typeName} is the Form ${form}, which the Host at this endpoint does not offer in space "${space}". Install that exact Form on the Host, or run \`terraform-provider-takoform catalog lock\` against this Host and change the configuration to a Form it has.`,
+              `${typeName} is the Form ${form}, which the Host at this endpoint does not offer in space "${space}". Install that exact Form on the Host, or run \`terraform-provider-takoform catalog lock\` against this Host and change the configuration to a Form it has.`,
             );
           }
           const missing = [
@@ -107,7 +139,7 @@ export class TakoformProvider implements HostAccess {
             !entry.operations.includes(operation) && `without the ${operation} operation`,
           ].filter((x): x is string => !!x);
           return missing.length
-            ? errorDiag('Form not usable on the Host', `The Host offers ${form} in space "${space}" but ${missing.join(', ')}, so ${rt.typeName} cannot ${operation} there. Ask the Host operator.`)
+            ? errorDiag('Form not usable on the Host', `The Host offers ${form} in space "${space}" but ${missing.join(', ')}, so ${typeName} cannot ${operation} there. Ask the Host operator.`)
             : undefined;
         },
         () => undefined, // a failed probe is not a verdict; prepare reports the real problem
@@ -117,7 +149,28 @@ export class TakoformProvider implements HostAccess {
     return pending;
   }
 
+  /**
+   * Core shut the provider down normally (GRPCController.Shutdown): every create it was
+   * answered is in core's hands now. Not called when the CLI died or the process is killed.
+   */
+  closedByCore(): void {
+    try {
+      this.journal.closeNormally();
+    } catch (e) {
+      this.logger.warn('could not tidy the create journal', { error: (e as Error).message });
+    }
+  }
+
   async close(): Promise<void> {
     await this.client?.close();
+  }
+}
+
+/** The endpoint as one string per Host (the client refuses paths, so the origin is the Host). */
+function originOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return endpoint;
   }
 }

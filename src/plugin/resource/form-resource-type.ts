@@ -1,63 +1,69 @@
-// One Terraform resource type per exact FormRef: its schema (envelope attributes plus the
-// mapped desired properties) and the conversions between Host resources and state values.
+// The typed kind: one Terraform resource type per exact FormRef of the catalog. Its schema is
+// the envelope plus the Form's desired properties as attributes (and typed outputs when the
+// catalog has the Form's outputSchema); its state mirrors the Host's spec attribute by
+// attribute, so drift shows as a difference of those attributes.
 import { canonicalJson } from '../../common/digest.js';
-import type { Condition, JsonObject, ResourceResponse } from '../../host-client/wire-types.js';
+import { materializeDefaults } from '../../common/json-schema-defaults.js';
+import type { FormRef, JsonObject, ResourceResponse } from '../../host-client/index.js';
 import type { CatalogForm } from '../catalog/catalog-file.js';
-import { computedAttribute, fieldAttribute, fromSpec, mapDesiredSchema, mapOutputSchema, type FieldMapping } from '../schema/form-mapping.js';
-import { topLevelAttributeName } from '../schema/names.js';
-import { impliedType, type TfAttribute, type TfSchema } from '../schema/tf-schema.js';
+import { errorDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
+import { pointerToPath } from '../diag/host-diagnostics.js';
 import { ConfigValidator } from '../schema/config-validation.js';
-import { TIMEOUTS_BLOCK } from './timeouts.js';
+import { computedAttribute, fieldAttribute, fromSpec, mapDesiredSchema, mapOutputSchema, toSpec, type FieldMapping, type ValueMapping } from '../schema/form-mapping.js';
+import { topLevelAttributeName } from '../schema/names.js';
+import { impliedType, type TfSchema } from '../schema/tf-schema.js';
 import { T, type TfType } from '../values/tf-type.js';
-import { objectValue, type TfObject, type TfValue } from '../values/tf-value.js';
+import { isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
+import { addressDiagnostics } from './address-validation.js';
+import { conditionValues, CONDITION_TYPE, ENVELOPE_ATTRIBUTES, envelopeValues, stateId } from './envelope.js';
+import { sameValue, withTimeouts } from './lifecycle/common.js';
+import type { ResourcePrivate } from './lifecycle/resource-private.js';
+import type { ImportTarget, KindTraits, ResourceKind } from './resource-kind.js';
+import { invalidDuration, TIMEOUTS_BLOCK } from './timeouts.js';
+import { resourceNameProblem, spaceIdProblem } from '../../common/grammar.js';
+
+export { CONDITION_TYPE, conditionValues, stateId };
 
 export const STATE_SCHEMA_VERSION = 0;
 
-const computedString = (name: string, description: string): TfAttribute => ({ name, type: T.string, computed: true, description });
+const TYPED_TRAITS: KindTraits = { identity: true, specShape: 'attributes' };
 
-export const CONDITION_TYPE = T.object({
-  type: T.string,
-  status: T.string,
-  reason: T.string,
-  message: T.string,
-  host_reason: T.string,
-  last_transition_time: T.string,
-});
-
-export class FormResourceType {
+export class FormResourceType implements ResourceKind {
   readonly typeName: string;
   readonly fields: readonly FieldMapping[];
   readonly schema: TfSchema;
   readonly valueType: TfType;
+  readonly traits = TYPED_TRAITS;
   /** Attributes whose change forces a new resource (besides name and space). */
   readonly replaceAttributes: ReadonlySet<string>;
   /** Typed outputs, when the catalog carries the Form's outputSchema. */
   readonly outputFields: readonly FieldMapping[] | undefined;
   /** Offline JSON Schema checks of configurations (compiled on first use). */
   readonly validator: ConfigValidator;
+  readonly computedOnChange: readonly string[];
 
   constructor(readonly form: CatalogForm) {
     this.typeName = form.typeName;
     this.fields = mapDesiredSchema(form.desiredSchema);
     this.validator = new ConfigValidator(form.typeName, form.desiredSchema, this.fields);
     this.outputFields = form.outputSchema ? mapOutputSchema(form.outputSchema) : undefined;
+    this.computedOnChange = this.outputFields ? ['outputs'] : [];
     const canUpdate = form.operations.length === 0 || form.operations.includes('update');
     const immutable = new Set(
       form.immutableFields.map((pointer) => pointer.split('/')[1]).filter((p): p is string => !!p).map((p) => topLevelAttributeName(p.replace(/~1/g, '/').replace(/~0/g, '~'))),
     );
     this.replaceAttributes = new Set(this.fields.filter((f) => !canUpdate || immutable.has(f.attribute)).map((f) => f.attribute));
     const ref = form.formRef;
+    const computedString = (name: string, description: string) => ({ name, type: T.string, computed: true, description });
     this.schema = {
       version: STATE_SCHEMA_VERSION,
       block: {
         description: `${form.title}. Form \`${ref.apiVersion}/${ref.kind}\` version \`${ref.definitionVersion}\` (\`${ref.schemaDigest}\`).${form.description ? `\n\n${form.description}` : ''}`,
         attributes: [
-          computedString('id', 'State key: `space/apiVersion/kind/uid` of the incarnation this state tracks.'),
-          { name: 'name', type: T.string, required: true, description: 'Resource name (`metadata.name`), a DNS label. Changing it creates a new resource.' },
-          { name: 'space', type: T.string, optional: true, computed: true, description: 'Space of the resource; defaults to the provider `space`. Changing it creates a new resource.' },
-          computedString('uid', 'Host-issued identity of this incarnation; a re-created resource gets a new uid.'),
-          computedString('generation', 'Desired-state generation; moves only when the materialized spec changes.'),
-          computedString('revision', 'Representation revision; moves on every change, including status.'),
+          ENVELOPE_ATTRIBUTES.id,
+          ENVELOPE_ATTRIBUTES.name,
+          ENVELOPE_ATTRIBUTES.space,
+          ...ENVELOPE_ATTRIBUTES.status,
           {
             name: 'form_ref',
             computed: true,
@@ -72,12 +78,9 @@ export class FormResourceType {
               ],
             },
           },
-          { name: 'conditions', type: T.list(CONDITION_TYPE), computed: true, description: 'Status conditions reported by the Host.' },
-          { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
-          computedString('outputs_json', 'Canonical JSON of the Host outputs (`status.outputs`), `{}` when the Form has none.'),
-          computedString('pending_operation', 'Id of a Host Operation that accepted a change whose end was not seen yet; the next refresh follows it. Null otherwise.'),
+          ...ENVELOPE_ATTRIBUTES.observed,
           ...(this.outputFields
-            ? [{ name: 'outputs', computed: true, description: 'Host outputs (`status.outputs`), typed from the Form\'s outputSchema.', nested: { nesting: 'SINGLE' as const, attributes: this.outputFields.map(computedAttribute) } }]
+            ? [{ name: 'outputs', computed: true, description: "Host outputs (`status.outputs`), typed from the Form's outputSchema.", nested: { nesting: 'SINGLE' as const, attributes: this.outputFields.map(computedAttribute) } }]
             : []),
           ...this.fields.map(fieldAttribute),
         ],
@@ -87,26 +90,119 @@ export class FormResourceType {
     this.valueType = impliedType(this.schema.block);
   }
 
-  /** The state object for a Host resource. */
+  formRef(): FormRef {
+    return this.form.formRef;
+  }
+
+  async validate(config: TfObject): Promise<Diagnostic[]> {
+    const found = [...addressDiagnostics(this.typeName, config), ...(await this.validator.validate(config))];
+    const bad = invalidDuration(config.timeouts);
+    if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s", "10m" or "1h30m".`, ['timeouts', bad.attribute]));
+    return found;
+  }
+
+  specKnown(config: TfObject): boolean {
+    return this.fields.every((f) => isWhollyKnown(config[f.attribute] ?? null));
+  }
+
+  desiredSpec(config: TfObject): JsonObject {
+    // Unset properties are left for the Host to default, so removing a line resets it to the
+    // default, as users expect (core's proposed value would keep the old one).
+    const configured: Record<string, TfValue> = {};
+    for (const f of this.fields) configured[f.attribute] = config[f.attribute] ?? null;
+    return toSpec(this.fields, configured);
+  }
+
+  withDefaults(spec: JsonObject): JsonObject {
+    return materializeDefaults(this.form.desiredSchema, spec);
+  }
+
+  hostSpecOf(state: TfObject): JsonObject {
+    return toSpec(this.fields, state);
+  }
+
+  plannedHostSpec(planned: TfObject): JsonObject | undefined {
+    return this.specKnown(planned) ? toSpec(this.fields, planned) : undefined;
+  }
+
+  replacePaths(prior: TfObject, planned: TfObject): AttributePath[] {
+    return [...this.replaceAttributes].filter((a) => !sameValue(prior[a] ?? null, planned[a] ?? null)).map((a) => [a]);
+  }
+
+  unchanged(prior: TfObject, _config: TfObject, local: JsonObject): boolean {
+    return canonicalJson(local) === canonicalJson(this.hostSpecOf(prior));
+  }
+
+  completePlanned(planned: Record<string, TfValue>, spec: JsonObject | 'unknown', config: TfObject): void {
+    planned.form_ref = this.formRefValue();
+    if (spec === 'unknown') {
+      // Values decided later in this run: what the Host fills is not known before apply.
+      for (const f of this.fields) if (f.hostFilled && (config[f.attribute] ?? null) === null) planned[f.attribute] = UNKNOWN;
+      return;
+    }
+    Object.assign(planned, this.desiredValues(spec));
+  }
+
+  pendingValue(attribute: string, prior: TfObject | null): TfValue {
+    const v = prior?.[attribute];
+    return v === undefined || isUnknown(v) ? null : v; // `outputs`
+  }
+
   stateFromResource(resource: ResourceResponse): TfObject {
-    const m = resource.metadata;
+    const envelope = envelopeValues(resource);
     const ref = resource.form.formRef;
-    const ready = resource.status.conditions.find((c) => c.type === 'Ready');
     return objectValue([
-      ['id', stateId(m.space, ref.apiVersion, ref.kind, m.uid)],
-      ['name', m.name],
-      ['space', m.space],
-      ['uid', m.uid],
-      ['generation', m.generation],
-      ['revision', m.revision],
+      ['id', envelope.id],
+      ['name', envelope.name],
+      ['space', envelope.space],
+      ...envelope.status,
       ['form_ref', objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]])],
-      ['conditions', conditionValues(resource.status.conditions)],
-      ['ready', ready?.status === 'True'],
-      ['outputs_json', canonicalJson(resource.status.outputs ?? {})],
-      ['pending_operation', null],
+      ...envelope.observed,
       ...(this.outputFields ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const] : []),
       ...Object.entries(this.desiredValues(resource.spec)),
     ]);
+  }
+
+  stateFromPrior(prior: TfObject, planned: TfObject): TfObject {
+    return withTimeouts(prior, planned.timeouts);
+  }
+
+  privateFor(): ResourcePrivate {
+    return {}; // the state mirrors the Host's spec: drift needs no reference
+  }
+
+  parseImportId(id: string, defaultSpace: string | undefined): ImportTarget | Diagnostic {
+    const slash = id.lastIndexOf('/');
+    const space = slash >= 0 ? id.slice(0, slash) : defaultSpace;
+    const name = slash >= 0 ? id.slice(slash + 1) : id;
+    if (!space || !name || resourceNameProblem(name) || spaceIdProblem(space)) {
+      return errorDiag('Invalid import ID', `Use "SPACE/NAME" (or "NAME" with the provider space set), where NAME is a Host resource name; got ${JSON.stringify(id)}.`);
+    }
+    return { formRef: this.form.formRef, space, name };
+  }
+
+  importId(_formRef: FormRef, space: string, name: string): string {
+    return `${space}/${name}`;
+  }
+
+  diagnosticFields() {
+    return { fields: this.fields };
+  }
+
+  /** True when a Host pointer (/spec/target, /spec/members/0) lands on a reference attribute. */
+  refersToRelation(pointer: string | undefined): boolean {
+    if (!pointer) return false;
+    const path = pointerToPath(pointer, this.fields);
+    if (!path || typeof path[0] !== 'string') return false;
+    let fields = this.fields;
+    let mapping: ValueMapping | undefined;
+    for (const step of path) {
+      if (typeof step === 'string') mapping = fields.find((f) => f.attribute === step)?.mapping;
+      else if (mapping && mapping.kind === 'list') mapping = mapping.element;
+      if (!mapping) return false;
+      if (mapping.kind === 'object') fields = mapping.fields;
+    }
+    return mapping?.kind === 'reference' || (mapping?.kind === 'list' && mapping.element.kind === 'reference');
   }
 
   desiredValues(spec: JsonObject): Record<string, TfValue> {
@@ -117,21 +213,4 @@ export class FormResourceType {
     const ref = this.form.formRef;
     return objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]]);
   }
-}
-
-export function conditionValues(conditions: readonly Condition[]): TfObject[] {
-  return conditions.map((c) =>
-    objectValue([
-      ['type', c.type],
-      ['status', c.status],
-      ['reason', c.reason],
-      ['message', c.message ?? null],
-      ['host_reason', c.hostReason ?? null],
-      ['last_transition_time', c.lastTransitionTime],
-    ]),
-  );
-}
-
-export function stateId(space: string, apiVersion: string, kind: string, uid: string): string {
-  return `${space}/${apiVersion}/${kind}/${uid}`;
 }

@@ -1,114 +1,203 @@
-// `takoform_resource`: the escape hatch for Forms that are not in the catalog. The exact
-// FormRef is written out and the spec is a dynamic value sent as written; the Host's
-// materialized spec comes back as `spec_json`. Drift shows as a change of `spec_json` away
-// from what the last apply stored (kept in private data), which plans a re-apply.
-import { canonicalJson, jcsDigest } from '../../common/digest.js';
-import { AcceptedOutcomeUnknownError, HostApiError, resourceRequest, sameFormRef, type FormRef, type JsonObject, type ResourceResponse } from '../../host-client/index.js';
-import { errorDiag, warningDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
-import { hostFailureDiagnostic, type ResourceContext } from '../diag/host-diagnostics.js';
+// The generic kind, `takoform_resource`: any Form by exact FormRef, for Forms that are not in
+// the catalog. The FormRef is written out and the spec is one dynamic value sent as written;
+// the Host's materialized spec comes back as `spec_json`. Its state keeps the user's `spec`
+// (core requires the planned value to equal the configuration), so drift is a change of
+// `spec_json` away from what our last apply stored (private data `applied`).
+//
+// Everything else — prepare at plan, fenced apply, the create journal, Operations and
+// timeouts, deletes that wait for dependents, refresh, import, diagnostics — is the one
+// lifecycle of lifecycle/. Named differences (KindTraits): no resource identity (the type does
+// not pin a Form), and the spec is one attribute.
+import { canonicalJson } from '../../common/digest.js';
+import { materializeDefaults } from '../../common/json-schema-defaults.js';
+import { resourceNameProblem } from '../../common/grammar.js';
+import { sameFormRef, type FormRef, type JsonObject, type ResourceResponse } from '../../host-client/index.js';
+import { errorDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { dynamicToJson, jsonToDynamic, SpecConversionError } from '../schema/form-mapping.js';
 import { impliedType, type TfSchema } from '../schema/tf-schema.js';
 import { T, type TfType } from '../values/tf-type.js';
 import { isUnknown, isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../values/tf-value.js';
-import { CONDITION_TYPE, conditionValues, stateId, type FormResourceType } from './form-resource-type.js';
-import { journaledCreate, resumeInterruptedCreate } from './journaled-create.js';
-import { resumedWarning, type HostAccess } from './lifecycle.js';
-import { operationTimeout, TIMEOUTS_BLOCK } from './timeouts.js';
+import { addressDiagnostics } from './address-validation.js';
+import { ENVELOPE_ATTRIBUTES, envelopeValues } from './envelope.js';
+import type { FormResourceType } from './form-resource-type.js';
+import { withTimeouts } from './lifecycle/common.js';
+import type { ResourcePrivate } from './lifecycle/resource-private.js';
+import type { ImportTarget, KindTraits, ResourceKind } from './resource-kind.js';
+import { invalidDuration, TIMEOUTS_BLOCK } from './timeouts.js';
 
 export const GENERIC_TYPE_NAME = 'takoform_resource';
 
-const computed = (name: string, description: string) => ({ name, type: T.string, computed: true, description });
+const required = (name: string, description: string) => ({ name, type: T.string, required: true, description });
+const FORM_REF_ATTRIBUTES = ['api_version', 'kind', 'definition_version', 'schema_digest'] as const;
 
 export const GENERIC_SCHEMA: TfSchema = {
   version: 0,
   block: {
     description: 'Any Form the Host offers, named by its exact FormRef, with the spec as written. Prefer the typed resource types from the catalog; `moved` blocks convert between this type and the typed one of the same FormRef.',
     attributes: [
-      { name: 'api_version', type: T.string, required: true, description: 'Form group. Changing it creates a new resource.' },
-      { name: 'kind', type: T.string, required: true, description: 'Form kind. Changing it creates a new resource.' },
-      { name: 'definition_version', type: T.string, required: true, description: 'Form Definition version. Changing it creates a new resource.' },
-      { name: 'schema_digest', type: T.string, required: true, description: 'Form Definition digest. Changing it creates a new resource.' },
-      { name: 'name', type: T.string, required: true, description: 'Resource name. Changing it creates a new resource.' },
-      { name: 'space', type: T.string, optional: true, computed: true, description: 'Space; defaults to the provider `space`.' },
+      required('api_version', 'Form group. Changing it creates a new resource.'),
+      required('kind', 'Form kind. Changing it creates a new resource.'),
+      required('definition_version', 'Form Definition version. Changing it creates a new resource.'),
+      required('schema_digest', 'Form Definition digest. Changing it creates a new resource.'),
+      { ...ENVELOPE_ATTRIBUTES.name, description: 'Resource name, a DNS label. Changing it creates a new resource.' },
+      { ...ENVELOPE_ATTRIBUTES.space, description: 'Space; defaults to the provider `space`. Changing it creates a new resource.' },
       { name: 'spec', type: T.dynamic, required: true, description: 'Desired spec, sent as written (an object).' },
-      computed('spec_json', 'Canonical JSON of the spec the Host stores (defaults filled in).'),
-      computed('id', 'State key: `space/apiVersion/kind/uid`.'),
-      computed('uid', 'Host-issued identity of this incarnation.'),
-      computed('generation', 'Desired-state generation.'),
-      computed('revision', 'Representation revision.'),
-      { name: 'conditions', type: T.list(CONDITION_TYPE), computed: true, description: 'Status conditions.' },
-      { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
-      computed('outputs_json', 'Canonical JSON of `status.outputs` (`{}` when none).'),
-      computed('pending_operation', 'Host Operation still being followed, if any.'),
+      { name: 'spec_json', type: T.string, computed: true, description: 'Canonical JSON of the spec the Host stores (defaults filled in).' },
+      ENVELOPE_ATTRIBUTES.id,
+      ...ENVELOPE_ATTRIBUTES.status,
+      ...ENVELOPE_ATTRIBUTES.observed,
     ],
     blocks: [TIMEOUTS_BLOCK],
   },
 };
 
 export const GENERIC_TYPE: TfType = impliedType(GENERIC_SCHEMA.block);
-const REPLACING = ['api_version', 'kind', 'definition_version', 'schema_digest', 'name', 'space'];
-const ON_CHANGE = ['spec_json', 'generation', 'revision', 'conditions', 'ready', 'outputs_json', 'pending_operation'];
-
-interface GenericPrivate {
-  /** The Host's spec right after our last apply (canonical JSON): what "no drift" means. */
-  readonly applied?: string;
-  readonly prepareDigest?: string;
-  readonly specDigest?: string;
-}
-
-export function encodeGenericPrivate(p: GenericPrivate): Buffer {
-  return Buffer.from(JSON.stringify({ g: 1, ...p }));
-}
-
-export function decodeGenericPrivate(bytes: Uint8Array | undefined): GenericPrivate {
-  if (!bytes || bytes.length === 0) return {};
-  try {
-    const o = JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
-    const text = (k: string) => (typeof o[k] === 'string' ? { [k]: o[k] as string } : {});
-    return { ...text('applied'), ...text('prepareDigest'), ...text('specDigest') };
-  } catch {
-    return {};
-  }
-}
+const GENERIC_TRAITS: KindTraits = { identity: false, specShape: 'dynamic' };
 
 export function formRefOf(state: TfObject): FormRef {
   return { apiVersion: state.api_version as string, kind: state.kind as string, definitionVersion: state.definition_version as string, schemaDigest: state.schema_digest as string };
 }
 
-/** The generic state for a Host resource; `spec` (the user's) and `timeouts` come from `base`. */
-export function genericState(resource: ResourceResponse, base: { spec: TfValue; timeouts: TfValue }): TfObject {
-  const m = resource.metadata;
-  const ref = resource.form.formRef;
-  return objectValue([
-    ['api_version', ref.apiVersion],
-    ['kind', ref.kind],
-    ['definition_version', ref.definitionVersion],
-    ['schema_digest', ref.schemaDigest],
-    ['name', m.name],
-    ['space', m.space],
-    ['spec', base.spec],
-    ['spec_json', canonicalJson(resource.spec)],
-    ['id', stateId(m.space, ref.apiVersion, ref.kind, m.uid)],
-    ['uid', m.uid],
-    ['generation', m.generation],
-    ['revision', m.revision],
-    ['conditions', conditionValues(resource.status.conditions)],
-    ['ready', resource.status.conditions.find((c) => c.type === 'Ready')?.status === 'True'],
-    ['outputs_json', canonicalJson(resource.status.outputs ?? {})],
-    ['pending_operation', null],
-    ['timeouts', base.timeouts],
-  ]);
+/** Generic state for an existing typed resource (moved typed → generic), spec = the Host's. */
+export function genericFromHostSpec(spec: JsonObject): TfValue {
+  return jsonToDynamic(spec);
 }
 
-function specJson(value: TfValue, path: AttributePath): JsonObject | Diagnostic {
+export class GenericResourceKind implements ResourceKind {
+  readonly typeName = GENERIC_TYPE_NAME;
+  readonly schema = GENERIC_SCHEMA;
+  readonly valueType = GENERIC_TYPE;
+  readonly traits = GENERIC_TRAITS;
+  readonly computedOnChange = ['spec_json'] as const;
+
+  /** `typed(ref)`: the catalog's typed type of the same exact Form, if any (its schema checks the spec offline). */
+  constructor(private readonly typed: (ref: FormRef) => FormResourceType | undefined) {}
+
+  formRef(value: TfObject): FormRef {
+    return formRefOf(value);
+  }
+
+  async validate(config: TfObject): Promise<Diagnostic[]> {
+    const found = [...addressDiagnostics(GENERIC_TYPE_NAME, config), ...(await validateGenericSpec(this.typed, config))];
+    const bad = invalidDuration(config.timeouts);
+    if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute]));
+    return found;
+  }
+
+  specKnown(config: TfObject): boolean {
+    return isWhollyKnown(config.spec ?? null) && FORM_REF_ATTRIBUTES.every((a) => isWhollyKnown(config[a] ?? null));
+  }
+
+  desiredSpec(config: TfObject): JsonObject {
+    return specObject(config.spec ?? null);
+  }
+
+  withDefaults(spec: JsonObject, formRef: FormRef): JsonObject {
+    const rt = this.typed(formRef);
+    return rt ? materializeDefaults(rt.form.desiredSchema, spec) : spec;
+  }
+
+  hostSpecOf(state: TfObject): JsonObject {
+    return parseSpecJson(state.spec_json);
+  }
+
+  plannedHostSpec(planned: TfObject): JsonObject | undefined {
+    return typeof planned.spec_json === 'string' ? parseSpecJson(planned.spec_json) : undefined;
+  }
+
+  replacePaths(prior: TfObject, planned: TfObject): AttributePath[] {
+    return FORM_REF_ATTRIBUTES.filter((a) => String(prior[a]) !== String(planned[a])).map((a) => [a]);
+  }
+
+  unchanged(prior: TfObject, config: TfObject, _local: JsonObject, priorPrivate: ResourcePrivate): boolean {
+    // The spec as written is what the state keeps: unchanged when it is the same value and
+    // the Host still stores what our last apply left (no drift).
+    const sameSpec = canonicalJson(specObject(prior.spec ?? null)) === canonicalJson(specObject(config.spec ?? null));
+    const noDrift = priorPrivate.applied === undefined || priorPrivate.applied === prior.spec_json;
+    return sameSpec && noDrift;
+  }
+
+  completePlanned(planned: Record<string, TfValue>, spec: JsonObject | 'unknown', _config: TfObject, source: 'host' | 'local'): void {
+    // Locally materialized defaults are exact only with the Form's schema from the catalog.
+    const exact = spec !== 'unknown' && (source === 'host' || this.typed(formRefOf(planned as TfObject)) !== undefined);
+    planned.spec_json = exact ? canonicalJson(spec) : UNKNOWN;
+  }
+
+  pendingValue(attribute: string, prior: TfObject | null, planned: TfObject): TfValue {
+    // `spec_json`: what was planned when known, else what the state had.
+    const pick = (v: TfValue | undefined) => (v === undefined || v === null || isUnknown(v) ? undefined : v);
+    return pick(planned[attribute]) ?? pick(prior?.[attribute]) ?? '{}';
+  }
+
+  stateFromResource(resource: ResourceResponse, carry: TfObject | null): TfObject {
+    const envelope = envelopeValues(resource);
+    const ref = resource.form.formRef;
+    return objectValue([
+      ['api_version', ref.apiVersion],
+      ['kind', ref.kind],
+      ['definition_version', ref.definitionVersion],
+      ['schema_digest', ref.schemaDigest],
+      ['name', envelope.name],
+      ['space', envelope.space],
+      // The spec as the configuration wrote it (core requires it); imported: the Host's.
+      ['spec', carry ? (carry.spec ?? null) : jsonToDynamic(resource.spec)],
+      ['spec_json', canonicalJson(resource.spec)],
+      ['id', envelope.id],
+      ...envelope.status,
+      ...envelope.observed,
+      ['timeouts', carry?.timeouts ?? null],
+    ]);
+  }
+
+  stateFromPrior(prior: TfObject, planned: TfObject): TfObject {
+    return withTimeouts(objectValue([...Object.entries(prior), ['spec', planned.spec ?? null]]), planned.timeouts);
+  }
+
+  privateFor(state: TfObject): ResourcePrivate {
+    // While an Operation is pending the Host's spec is not known yet: no drift reference.
+    return typeof state.pending_operation === 'string' || typeof state.spec_json !== 'string' ? {} : { applied: state.spec_json };
+  }
+
+  parseImportId(id: string): ImportTarget | Diagnostic {
+    const parts = id.split('/');
+    if (parts.length !== 6 || parts.some((p) => p === '') || resourceNameProblem(parts[5]!)) {
+      return errorDiag('Invalid import ID', `Import takoform_resource with "GROUP/KIND/DEFINITION_VERSION/SCHEMA_DIGEST/SPACE/NAME"; got ${JSON.stringify(id)}.`);
+    }
+    const [apiVersion, kind, definitionVersion, schemaDigest, space, name] = parts as [string, string, string, string, string, string];
+    return { formRef: { apiVersion, kind, definitionVersion, schemaDigest }, space, name };
+  }
+
+  importId(formRef: FormRef, space: string, name: string): string {
+    return [formRef.apiVersion, formRef.kind, formRef.definitionVersion, formRef.schemaDigest, space, name].join('/');
+  }
+
+  diagnosticFields() {
+    return { specAttribute: 'spec' };
+  }
+
+  /** Any missing target at plan may be one created earlier in this run: the spec is opaque here. */
+  refersToRelation(): boolean {
+    return true;
+  }
+}
+
+/** The spec value as a JSON object; a diagnostic-ready SpecConversionError otherwise. */
+function specObject(value: TfValue): JsonObject {
+  let json;
   try {
-    const json = dynamicToJson(value);
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) return errorDiag('Invalid spec', 'The spec must be an object, e.g. `spec = { lower = 1 }`.', path);
-    return json;
+    json = dynamicToJson(value);
   } catch (e) {
-    if (e instanceof SpecConversionError) return errorDiag('Invalid spec', e.message, [...path, ...e.path]);
+    if (e instanceof SpecConversionError) throw new SpecConversionError(e.message, ['spec', ...e.path]);
     throw e;
   }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new SpecConversionError('the spec must be an object, e.g. `spec = { lower = 1 }`', ['spec']);
+  return json;
+}
+
+function parseSpecJson(text: TfValue | undefined): JsonObject {
+  if (typeof text !== 'string' || text === '') return {};
+  const parsed = JSON.parse(text) as unknown;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonObject) : {};
 }
 
 /**
@@ -119,158 +208,19 @@ function specJson(value: TfValue, path: AttributePath): JsonObject | Diagnostic 
  * OpenTofu cannot follow a path into an attribute's expression, and a deeper path ending in
  * e.g. `name` makes them highlight the resource's own `name` argument instead.
  */
-export async function validateGenericSpec(types: Iterable<FormResourceType>, config: TfObject): Promise<Diagnostic[]> {
-  const parts = [config.api_version, config.kind, config.definition_version, config.schema_digest];
+export async function validateGenericSpec(typed: ((ref: FormRef) => FormResourceType | undefined) | Iterable<FormResourceType>, config: TfObject): Promise<Diagnostic[]> {
+  const parts = FORM_REF_ATTRIBUTES.map((a) => config[a]);
   if (!parts.every((p): p is string => typeof p === 'string')) return [];
   const ref = formRefOf(config);
-  const rt = [...types].find((t) => sameFormRef(t.form.formRef, ref));
+  const rt = typeof typed === 'function' ? typed(ref) : [...typed].find((t) => sameFormRef(t.form.formRef, ref));
   const spec = config.spec ?? null;
   if (!rt || spec === null || !isWhollyKnown(spec)) return [];
-  const json = specJson(spec, ['spec']);
-  if (isDiag(json)) return [json];
+  let json: JsonObject;
+  try {
+    json = specObject(spec);
+  } catch (e) {
+    if (e instanceof SpecConversionError) return [errorDiag('Invalid spec', `${e.message}.`, e.path)];
+    throw e;
+  }
   return rt.validator.validateDocument(json, () => ['spec']);
-}
-
-const isDiag = (x: unknown): x is Diagnostic => typeof x === 'object' && x !== null && 'severity' in x && 'summary' in x;
-
-export async function planGeneric(host: HostAccess, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null, priorPrivate: Uint8Array | undefined) {
-  if (!proposed || !config) return { planned: null, requiresReplace: [] as AttributePath[], diagnostics: [] as Diagnostic[], private: Buffer.alloc(0) };
-  const planned: Record<string, TfValue> = { ...proposed };
-  if ((config.space ?? null) === null) planned.space = prior ? (prior.space ?? null) : (host.defaultSpace ?? (host.configUnknown ? UNKNOWN : null));
-  if (planned.space === null) return { planned: null, requiresReplace: [], diagnostics: [errorDiag('Missing space', 'Set `space` on takoform_resource or in the provider configuration.', ['space'])], private: Buffer.alloc(0) };
-  const requiresReplace: AttributePath[] = prior ? REPLACING.filter((k) => canonicalJson(String(prior[k])) !== canonicalJson(String(planned[k]))).map((k) => [k]) : [];
-  const known = isWhollyKnown(objectValue(Object.entries(planned).filter(([k]) => ['spec', ...REPLACING].includes(k))));
-  const markChanged = (fresh: boolean) => {
-    for (const k of ON_CHANGE) planned[k] = UNKNOWN;
-    if (fresh) for (const k of ['id', 'uid']) planned[k] = UNKNOWN;
-  };
-  const priv = decodeGenericPrivate(priorPrivate);
-  if (prior && requiresReplace.length === 0 && known) {
-    const sameSpec = canonicalJson(dynamicToJson(prior.spec ?? null)) === canonicalJson(dynamicToJson(planned.spec ?? null));
-    const noDrift = !priv.applied || priv.applied === prior.spec_json;
-    if (sameSpec && noDrift) return { planned: objectValue([...Object.entries(prior), ['timeouts', proposed.timeouts ?? null]]), requiresReplace, diagnostics: [], private: Buffer.from(priorPrivate ?? []) };
-  }
-  if (!known || !host.client || requiresReplace.length > 0) {
-    markChanged(!prior || requiresReplace.length > 0);
-    return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics: [], private: encodeGenericPrivate({ ...(priv.applied ? { applied: priv.applied } : {}) }) };
-  }
-  const spec = specJson(planned.spec!, ['spec']);
-  if (isDiag(spec)) return { planned: null, requiresReplace, diagnostics: [spec], private: Buffer.alloc(0) };
-  const ref = formRefOf(planned as TfObject);
-  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: planned.name as string, space: planned.space as string, formRef: ref, specAttribute: 'spec', ...(prior ? { uid: prior.uid as string, generation: prior.generation as string } : {}) };
-  try {
-    const prepared = await host.client.resources.prepare(resourceRequest(ref, planned.space as string, planned.name as string, spec), prior ? (prior.generation as string) : undefined);
-    markChanged(!prior);
-    planned.spec_json = canonicalJson(prepared.spec);
-    return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics: [], private: encodeGenericPrivate({ ...(priv.applied ? { applied: priv.applied } : {}), prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest }) };
-  } catch (e) {
-    // resource_not_found: a relation target created earlier in this run. A held name with an
-    // interrupted create of ours journaled for this spec: apply resumes it.
-    const resumable = e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict') && host.journal.find(ref, planned.space as string, planned.name as string)?.specDigest === jcsDigest(spec);
-    if (!prior && e instanceof HostApiError && (e.code === 'resource_not_found' || resumable)) {
-      markChanged(true);
-      return { planned: objectValue(Object.entries(planned)), requiresReplace, diagnostics: [], private: Buffer.alloc(0) };
-    }
-    return { planned: null, requiresReplace, diagnostics: [hostFailureDiagnostic('prepare', e, ctx)], private: Buffer.alloc(0) };
-  }
-}
-
-export async function applyGeneric(host: HostAccess, prior: TfObject | null, planned: TfObject | null, plannedPrivate: Uint8Array | undefined) {
-  const client = host.client;
-  const subject = planned ?? prior!;
-  const ref = formRefOf(subject);
-  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: subject.name as string, space: subject.space as string, formRef: ref, specAttribute: 'spec' };
-  if (!client) return { state: prior, private: Buffer.alloc(0), diagnostics: [errorDiag('Provider not configured', 'The takoform provider needs `endpoint` and `token` to apply changes.')] };
-  if (!planned) {
-    try {
-      await client.resources.delete({ formRef: ref, space: prior!.space as string, name: prior!.name as string }, { expectedGeneration: prior!.generation as string, uid: prior!.uid as string }, { operationTimeoutMs: operationTimeout(prior!.timeouts, 'delete') });
-      host.journal.forget(ref, prior!.space as string, prior!.name as string);
-      return { state: null, private: Buffer.alloc(0), diagnostics: [] as Diagnostic[] };
-    } catch (e) {
-      return { state: prior, private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('delete', e, ctx)] };
-    }
-  }
-  const spec = specJson(planned.spec!, ['spec']);
-  if (isDiag(spec)) return { state: prior, private: Buffer.alloc(0), diagnostics: [spec] };
-  const request = resourceRequest(ref, planned.space as string, planned.name as string, spec);
-  let review = decodeGenericPrivate(plannedPrivate);
-  const timeoutMs = operationTimeout(planned.timeouts, prior ? 'update' : 'create');
-  try {
-    // A create of this name and spec that an earlier run sent but never recorded: resume it.
-    const resumed = prior ? undefined : await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
-    if (resumed) {
-      const state = genericState(resumed.result.resource, { spec: planned.spec ?? null, timeouts: planned.timeouts ?? null });
-      return {
-        state,
-        private: encodeGenericPrivate({ applied: state.spec_json as string }),
-        diagnostics: resumed.resumed ? [resumedWarning(GENERIC_TYPE_NAME, planned.name as string, resumed.result.resource.metadata.uid)] : ([] as Diagnostic[]),
-      };
-    }
-    if (!review.prepareDigest || !review.specDigest) {
-      const prepared = await client.resources.prepare(request, prior ? (prior.generation as string) : undefined);
-      if (!isUnknown(planned.spec_json!) && planned.spec_json !== canonicalJson(prepared.spec)) {
-        return { state: prior, private: Buffer.alloc(0), diagnostics: [errorDiag('Changed on the Host since plan', `The Host would now store a different spec for takoform_resource "${planned.name as string}" than the plan showed. Run plan again.`)] };
-      }
-      review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
-    }
-    const binding = { prepareDigest: review.prepareDigest!, specDigest: review.specDigest! };
-    const result = prior
-      ? await client.resources.apply(request, binding, { kind: 'update', expectedGeneration: prior.generation as string, expectedUid: prior.uid as string }, { operationTimeoutMs: timeoutMs })
-      : await journaledCreate(client, host.journal, request, binding, { operationTimeoutMs: timeoutMs });
-    const state = genericState(result.resource, { spec: planned.spec ?? null, timeouts: planned.timeouts ?? null });
-    const ready = result.resource.status.conditions.find((c) => c.type === 'Ready');
-    return {
-      state,
-      private: encodeGenericPrivate({ applied: state.spec_json as string }),
-      diagnostics: ready && ready.status !== 'True' ? [warningDiag('Resource is not Ready', `takoform_resource "${result.resource.metadata.name}" reports Ready=${ready.status} (${ready.reason}).`)] : [],
-    };
-  } catch (e) {
-    if (e instanceof AcceptedOutcomeUnknownError && prior) {
-      return { state: objectValue([...Object.entries(prior), ['pending_operation', e.operationId]]), private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
-    }
-    return { state: prior, private: Buffer.alloc(0), diagnostics: [hostFailureDiagnostic('apply', e, ctx)] };
-  }
-}
-
-export async function readGeneric(host: HostAccess, current: TfObject) {
-  const client = host.client;
-  if (!client) return { state: current, diagnostics: [] as Diagnostic[] };
-  const ref = formRefOf(current);
-  const ctx: ResourceContext = { typeName: GENERIC_TYPE_NAME, name: current.name as string, space: current.space as string, formRef: ref };
-  try {
-    const r = await client.resources.read({ formRef: ref, space: current.space as string, name: current.name as string });
-    if (!r) {
-      host.journal.forget(ref, current.space as string, current.name as string);
-      return { state: null, diagnostics: [] };
-    }
-    if (typeof current.uid === 'string' && current.uid !== '' && r.metadata.uid !== current.uid) {
-      return { state: current, diagnostics: [errorDiag('Resource was replaced outside this configuration', `takoform_resource "${current.name as string}" is now uid ${r.metadata.uid}; state tracks ${current.uid}. Remove it from state and import it to manage the new one.`)] };
-    }
-    return { state: genericState(r, { spec: current.spec ?? null, timeouts: current.timeouts ?? null }), diagnostics: [] };
-  } catch (e) {
-    return { state: current, diagnostics: [hostFailureDiagnostic('read', e, ctx)] };
-  }
-}
-
-/** Import by "GROUP/KIND/DEFINITION_VERSION/SCHEMA_DIGEST/SPACE/NAME". */
-export async function importGeneric(host: HostAccess, id: string) {
-  const parts = id.split('/');
-  if (parts.length !== 6 || parts.some((p) => p === '')) {
-    return { state: null, diagnostics: [errorDiag('Invalid import ID', `Import takoform_resource with "GROUP/KIND/DEFINITION_VERSION/SCHEMA_DIGEST/SPACE/NAME"; got ${JSON.stringify(id)}.`)] };
-  }
-  const [apiVersion, kind, definitionVersion, schemaDigest, space, name] = parts as [string, string, string, string, string, string];
-  const formRef = { apiVersion, kind, definitionVersion, schemaDigest };
-  if (!host.client) return { state: null, diagnostics: [errorDiag('Provider not configured', 'Importing needs the provider `endpoint` and `token`.')] };
-  try {
-    const r = await host.client.resources.read({ formRef, space, name });
-    if (!r) return { state: null, diagnostics: [errorDiag('Cannot import non-existent resource', `The Host has no ${kind} "${name}" in space "${space}" under this exact Form.`)] };
-    return { state: genericState(r, { spec: jsonToDynamic(r.spec), timeouts: null }), diagnostics: [] as Diagnostic[] };
-  } catch (e) {
-    return { state: null, diagnostics: [hostFailureDiagnostic('import', e, { typeName: GENERIC_TYPE_NAME, name, space, formRef })] };
-  }
-}
-
-/** Generic state for an existing typed resource (moved typed → generic), spec = the Host's. */
-export function genericFromHostSpec(spec: JsonObject): TfValue {
-  return jsonToDynamic(spec);
 }

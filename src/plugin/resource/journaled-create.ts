@@ -1,9 +1,11 @@
-// Sending a create so that an interrupted one can be resumed (see create-journal.ts): the
-// request is journaled before it leaves, and a later create of the same name and spec first
-// sends the journaled request again, which the Host answers from its idempotency record.
+// Sending a create so that an interrupted one can be resumed and nothing else ever is (see
+// create-journal.ts): each create is one attempt with a random attempt id, journaled before
+// it leaves; a later create of the same name and spec in the same scope first sends the
+// journaled attempt again, which the Host answers from its idempotency record.
 import { jcsDigest } from '../../common/digest.js';
-import { HostApiError, type HostClient, type MutationOptions, type MutationResult, type ResourceRequest } from '../../host-client/index.js';
-import type { CreateJournal } from './create-journal.js';
+import { HostApiError, newAttemptId, type MutationOptions, type MutationResult, type ResourceRequest } from '../../host-client/index.js';
+import type { LifecycleClient } from './lifecycle/host-access.js';
+import type { CreateJournal, IgnoredEntry } from './create-journal.js';
 
 export interface ResumedCreate {
   readonly result: MutationResult;
@@ -11,57 +13,79 @@ export interface ResumedCreate {
   readonly resumed: boolean;
 }
 
-/**
- * Sends the journaled create of this name again when there is one for the same spec.
- * Undefined when there is nothing to resume, or the Host no longer honours it (the entry is
- * then dropped and the caller creates normally). Transport failures propagate: the entry
- * stays for the next run.
- */
-export async function resumeInterruptedCreate(client: HostClient, journal: CreateJournal, request: ResourceRequest, options: MutationOptions): Promise<ResumedCreate | undefined> {
-  const { formRef } = request.form;
-  const { space, name } = request.metadata;
-  const entry = journal.find(formRef, space, name);
-  if (!entry) return undefined;
-  if (entry.specDigest !== jcsDigest(request.spec)) {
-    // The configuration changed since the interrupted create: its binding cannot be reused.
-    journal.forget(formRef, space, name);
-    return undefined;
-  }
-  // Whether the Host holds the name now tells a resume (same uid answered) from a fresh create.
-  const before = await client.resources.read({ formRef, space, name });
-  try {
-    const result = await client.resources.apply(request, entry.review, { kind: 'create' }, options);
-    return { result, resumed: before?.metadata.uid === result.resource.metadata.uid };
-  } catch (e) {
-    if (e instanceof HostApiError) {
-      // Not ours to resume (expired record, binding refused, name taken by someone else):
-      // nothing was changed; fall back to an ordinary create, which reports what is wrong.
-      journal.forget(formRef, space, name);
-      return undefined;
-    }
-    throw e;
-  }
+export interface ResumeOutcome {
+  /** Set when a journaled attempt of this create was sent again and answered. */
+  readonly resumed?: ResumedCreate;
+  /** Entries that were found but not trusted (corrupt, foreign, stale), for warnings. */
+  readonly ignored: readonly IgnoredEntry[];
 }
 
-/** An ordinary create, journaled before it is sent. */
+/**
+ * Sends the journaled attempts of this name again, oldest first, when there are any for the
+ * same spec. `resumed` is undefined when there is nothing to resume, or the Host no longer
+ * honours it (the entry is then dropped and the caller creates normally). Transport failures
+ * propagate: the entry stays for the next run.
+ */
+export async function resumeInterruptedCreate(client: LifecycleClient, journal: CreateJournal, request: ResourceRequest, options: MutationOptions): Promise<ResumeOutcome> {
+  const { formRef } = request.form;
+  const { space, name } = request.metadata;
+  const { entries, ignored } = journal.claimPending(formRef, space, name);
+  const specDigest = jcsDigest(request.spec);
+  const found = [...ignored];
+  for (const entry of entries) {
+    if (entry.specDigest !== specDigest) {
+      // The configuration changed since that create was sent: its request cannot be sent
+      // again as it is, and a create with the new spec is another attempt.
+      found.push({ what: `the create journaled at ${entry.writtenAt}`, reason: 'the configuration changed since it was sent' });
+      journal.forget(entry);
+      continue;
+    }
+    // Whether the Host holds the name now tells a resume (same uid answered) from a create
+    // whose earlier send never arrived (executed now, for the first time).
+    const before = await client.resources.read({ formRef, space, name });
+    try {
+      const result = await client.resources.apply(request, entry.review, { kind: 'create' }, { ...options, attempt: entry.attempt });
+      journal.answeredBy(entry);
+      return { resumed: { result, resumed: before?.metadata.uid === result.resource.metadata.uid }, ignored: found };
+    } catch (e) {
+      if (e instanceof HostApiError) {
+        // Not ours to resume (record expired and name taken, binding refused): nothing was
+        // changed; try the next entry, or fall back to an ordinary create, which reports it.
+        journal.forget(entry);
+        continue;
+      }
+      throw e;
+    }
+  }
+  return { ignored: found };
+}
+
+/** An ordinary create: a fresh attempt, journaled before it is sent. */
 export async function journaledCreate(
-  client: HostClient,
+  client: LifecycleClient,
   journal: CreateJournal,
   request: ResourceRequest,
   review: { prepareDigest: string; specDigest: string },
   options: MutationOptions,
 ): Promise<MutationResult> {
-  const entry = { formRef: request.form.formRef, space: request.metadata.space, name: request.metadata.name, specDigest: jcsDigest(request.spec), review };
-  await journal.record(entry);
+  const entry = await journal.record({
+    formRef: request.form.formRef,
+    space: request.metadata.space,
+    name: request.metadata.name,
+    specDigest: jcsDigest(request.spec),
+    review,
+    attempt: newAttemptId(),
+  });
   let result: MutationResult;
   try {
-    result = await client.resources.apply(request, review, { kind: 'create' }, options);
+    result = await client.resources.apply(request, review, { kind: 'create' }, { ...options, attempt: entry.attempt });
   } catch (e) {
     // A refusal is an answer: nothing was created, so there is nothing to resume. Only a
     // failure whose outcome is unknown keeps the entry.
-    if (e instanceof HostApiError && !OUTCOME_UNKNOWN.has(e.code)) journal.forget(entry.formRef, entry.space, entry.name);
+    if (e instanceof HostApiError && !OUTCOME_UNKNOWN.has(e.code)) journal.forget(entry);
     throw e;
   }
+  journal.answeredBy(entry);
   return result;
 }
 

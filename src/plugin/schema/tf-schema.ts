@@ -1,11 +1,9 @@
 // Terraform schemas as plain data (what GetProviderSchema returns), the value type they
 // imply (what every DynamicValue of that resource is encoded with), and the conversion to
-// the protocol message. Form data uses nested *attributes* only (they can be
+// the protocol message (grpc/convert.ts). Form data uses nested *attributes* only (they can be
 // optional+computed, which is how Host-materialized defaults reach the plan); the one nested
 // block is the conventional `timeouts { ... }`.
-import type { Schema } from '../generated/types/tfplugin6/Schema.js';
-import type { _tfplugin6_Schema_Attribute as ProtoAttribute, _tfplugin6_Schema_Object as ProtoObject } from '../generated/types/tfplugin6/Schema.js';
-import { T, typeToJson, type TfType } from '../values/tf-type.js';
+import { T, type TfType } from '../values/tf-type.js';
 
 export type Nesting = 'SINGLE' | 'LIST' | 'SET' | 'MAP';
 
@@ -66,35 +64,4 @@ export function impliedType(block: TfBlock): TfType {
   for (const a of block.attributes) out[a.name] = attributeType(a);
   for (const b of block.blocks ?? []) out[b.typeName] = impliedType(b.block);
   return T.object(out);
-}
-
-export function toProtoSchema(schema: TfSchema): Schema {
-  return { version: String(schema.version), block: toProtoBlock(schema.block, schema.version) };
-}
-
-function toProtoBlock(block: TfBlock, version: number): NonNullable<Schema['block']> {
-  return {
-    version: String(version),
-    attributes: block.attributes.map(toProtoAttribute),
-    block_types: (block.blocks ?? []).map((b) => ({ type_name: b.typeName, nesting: b.nesting, block: toProtoBlock(b.block, version) })),
-    description: block.description ?? '',
-    description_kind: 'MARKDOWN',
-  };
-}
-
-function toProtoAttribute(attr: TfAttribute): ProtoAttribute {
-  const base: ProtoAttribute = {
-    name: attr.name,
-    description: attr.description ?? '',
-    description_kind: 'MARKDOWN',
-    required: !!attr.required,
-    optional: !!attr.optional,
-    computed: !!attr.computed,
-    sensitive: !!attr.sensitive,
-  };
-  if (attr.nested) {
-    const nested: ProtoObject = { attributes: attr.nested.attributes.map(toProtoAttribute), nesting: attr.nested.nesting };
-    return { ...base, nested_type: nested };
-  }
-  return { ...base, type: Buffer.from(JSON.stringify(typeToJson(attr.type!))) };
 }

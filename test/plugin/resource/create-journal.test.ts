@@ -1,60 +1,129 @@
-// The create journal: entries found by exact FormRef + space + name, written whole (no
-// temporary files left), forgotten by name, and nowhere when turned off.
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+// The create journal: an entry is resumable only by a later process of the same scope
+// (workspace, backend, endpoint) for the same exact address; never by the process that wrote
+// it; answered entries go at a normal shutdown; corrupt or foreign entries are ignored with a
+// reason and removed; nothing is written when the journal is off.
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CreateJournal, type PendingCreate } from '../../../src/plugin/resource/create-journal.js';
+import { newAttemptId } from '../../../src/host-client/index.js';
+import { CreateJournal, type CreateIntent } from '../../../src/plugin/resource/create-journal.js';
 
 const ref = { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', definitionVersion: '0.1.0', schemaDigest: `sha256:${'c'.repeat(64)}` };
-const entry: PendingCreate = { formRef: ref, space: 'demo', name: 'a', specDigest: `sha256:${'1'.repeat(64)}`, review: { prepareDigest: `sha256:${'2'.repeat(64)}`, specDigest: `sha256:${'1'.repeat(64)}` } };
+const ENDPOINT = 'http://127.0.0.1:8787';
+const intent = (name = 'a'): CreateIntent => ({
+  formRef: ref,
+  space: 'demo',
+  name,
+  specDigest: `sha256:${'1'.repeat(64)}`,
+  review: { prepareDigest: `sha256:${'2'.repeat(64)}`, specDigest: `sha256:${'1'.repeat(64)}` },
+  attempt: newAttemptId(),
+});
+const workDir = () => mkdtempSync(path.join(tmpdir(), 'journal-'));
+const files = (cwd: string, dataDir = '.terraform'): string[] => {
+  const root = path.join(cwd, dataDir, 'takoform/pending-creates');
+  try {
+    return readdirSync(root).flatMap((scope) => readdirSync(path.join(root, scope)).map((f) => path.join(root, scope, f)));
+  } catch {
+    return [];
+  }
+};
 
 describe('CreateJournal', () => {
-  it('lives in the CLI data directory (TF_DATA_DIR respected) and finds entries by exact address', async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'journal-'));
-    const journal = CreateJournal.inDataDir({ TF_DATA_DIR: 'data' }, cwd);
-    await journal.record(entry);
-    expect(readdirSync(path.join(cwd, 'data/takoform/pending-creates'))).toHaveLength(1);
-    // A fresh process (new instance) sees it; another name, space or Form version does not.
-    const again = CreateJournal.inDataDir({ TF_DATA_DIR: 'data' }, cwd);
-    expect(again.find(ref, 'demo', 'a')).toEqual(entry);
-    expect(again.find(ref, 'demo', 'b')).toBeUndefined();
-    expect(again.find(ref, 'other', 'a')).toBeUndefined();
-    expect(again.find({ ...ref, definitionVersion: '0.2.0' }, 'demo', 'a')).toBeUndefined();
+  it('lives in the CLI data directory (TF_DATA_DIR respected); a later process finds the entry by exact address', async () => {
+    const cwd = workDir();
+    const journal = CreateJournal.inDataDir(ENDPOINT, { TF_DATA_DIR: 'data' }, cwd);
+    const written = await journal.record(intent());
+    expect(files(cwd, 'data')).toHaveLength(1);
+    expect(written).toMatchObject({ workspace: 'default', endpoint: ENDPOINT, attempt: written.attempt });
+    const later = () => CreateJournal.inDataDir(ENDPOINT, { TF_DATA_DIR: 'data' }, cwd);
+    expect(later().claimPending(ref, 'demo', 'b').entries).toEqual([]);
+    expect(later().claimPending(ref, 'other', 'a').entries).toEqual([]);
+    expect(later().claimPending({ ...ref, definitionVersion: '0.2.0' }, 'demo', 'a').entries).toEqual([]);
+    expect(later().claimPending(ref, 'demo', 'a').entries).toEqual([written]);
   });
 
-  it('forgets by name, and a new entry for the name is never undone by an earlier removal', async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'journal-'));
-    const journal = CreateJournal.inDataDir({}, cwd);
-    await journal.record(entry);
-    journal.forget(ref, 'demo', 'b'); // another name: untouched
-    expect(journal.find(ref, 'demo', 'a')).toEqual(entry);
-    journal.forget(ref, 'demo', 'a');
-    expect(journal.find(ref, 'demo', 'a')).toBeUndefined();
-    // Recorded right after the (asynchronous) removal: the new entry survives it.
-    const second = { ...entry, specDigest: `sha256:${'3'.repeat(64)}` };
-    await journal.record(second);
-    expect(CreateJournal.inDataDir({}, cwd).find(ref, 'demo', 'a')).toEqual(second);
-    journal.forget(ref, 'demo', 'a');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(readdirSync(path.join(cwd, '.terraform/takoform/pending-creates'))).toEqual([]);
+  it('never lets the writing process, a second claimant, another workspace, backend or endpoint resume an entry', async () => {
+    const cwd = workDir();
+    const journal = CreateJournal.inDataDir(ENDPOINT, {}, cwd);
+    await journal.record(intent());
+    // The same process: another block with the same name must not share this attempt.
+    expect(journal.claimPending(ref, 'demo', 'a').entries).toEqual([]);
+    // Another workspace (selected, or through TF_WORKSPACE), another Host: nothing.
+    mkdirSync(path.join(cwd, '.terraform'), { recursive: true });
+    writeFileSync(path.join(cwd, '.terraform/environment'), 'b');
+    expect(CreateJournal.inDataDir(ENDPOINT, {}, cwd).claimPending(ref, 'demo', 'a').entries).toEqual([]);
+    writeFileSync(path.join(cwd, '.terraform/environment'), 'default');
+    expect(CreateJournal.inDataDir(ENDPOINT, { TF_WORKSPACE: 'b' }, cwd).claimPending(ref, 'demo', 'a').entries).toEqual([]);
+    expect(CreateJournal.inDataDir('http://127.0.0.1:9999', {}, cwd).claimPending(ref, 'demo', 'a').entries).toEqual([]);
+    // Another backend configuration of this data directory is another state.
+    writeFileSync(path.join(cwd, '.terraform/terraform.tfstate'), JSON.stringify({ backend: { type: 'pg', hash: 1, config: { conn_str: 'x' } } }));
+    expect(CreateJournal.inDataDir(ENDPOINT, {}, cwd).claimPending(ref, 'demo', 'a').entries).toEqual([]);
+    writeFileSync(path.join(cwd, '.terraform/terraform.tfstate'), '{}');
+    // The same scope in a later process: found once; a second claimant in that process gets nothing.
+    const later = CreateJournal.inDataDir(ENDPOINT, {}, cwd);
+    expect(later.claimPending(ref, 'demo', 'a').entries).toHaveLength(1);
+    expect(later.claimPending(ref, 'demo', 'a').entries).toEqual([]);
   });
 
-  it('treats a torn entry (a kill in the middle of a write) as absent', async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'journal-'));
-    const journal = CreateJournal.inDataDir({}, cwd);
-    await journal.record(entry);
-    const [file] = readdirSync(path.join(cwd, '.terraform/takoform/pending-creates'));
-    writeFileSync(path.join(cwd, '.terraform/takoform/pending-creates', file!), JSON.stringify(entry).slice(0, 40));
-    expect(CreateJournal.inDataDir({}, cwd).find(ref, 'demo', 'a')).toBeUndefined();
+  it('removes answered entries at a normal shutdown, keeps unanswered ones, and forgets by name', async () => {
+    const cwd = workDir();
+    const journal = CreateJournal.inDataDir(ENDPOINT, {}, cwd);
+    const answered = await journal.record(intent('answered'));
+    await journal.record(intent('in-flight'));
+    journal.answeredBy(answered);
+    journal.closeNormally();
+    const left = files(cwd);
+    expect(left).toHaveLength(1);
+    expect(JSON.parse(readFileSync(left[0]!, 'utf8'))).toMatchObject({ name: 'in-flight' });
+    // A refresh that sees the resource in state (or finds it gone) forgets every entry of the name.
+    const later = CreateJournal.inDataDir(ENDPOINT, {}, cwd);
+    later.forgetName(ref, 'demo', 'other');
+    expect(files(cwd)).toHaveLength(1);
+    later.forgetName(ref, 'demo', 'in-flight');
+    expect(files(cwd)).toEqual([]);
+  });
+
+  it('ignores and removes a torn, foreign or mismatched entry, saying why', async () => {
+    const cwd = workDir();
+    const journal = CreateJournal.inDataDir(ENDPOINT, {}, cwd);
+    const torn = await journal.record(intent('torn'));
+    const copied = await journal.record(intent('copied'));
+    const [tornFile] = files(cwd).filter((f) => f.includes(torn.attempt));
+    writeFileSync(tornFile!, readFileSync(tornFile!, 'utf8').slice(0, 40));
+    // An entry copied in from another workspace's journal under this scope's file name.
+    const [copiedFile] = files(cwd).filter((f) => f.includes(copied.attempt));
+    writeFileSync(copiedFile!, JSON.stringify({ ...JSON.parse(readFileSync(copiedFile!, 'utf8')), workspace: 'prod' }));
+    const later = CreateJournal.inDataDir(ENDPOINT, {}, cwd);
+    const t = later.claimPending(ref, 'demo', 'torn');
+    expect(t.entries).toEqual([]);
+    expect(t.ignored[0]!.reason).toMatch(/cannot be read/);
+    const c = later.claimPending(ref, 'demo', 'copied');
+    expect(c.entries).toEqual([]);
+    expect(c.ignored[0]!.reason).toMatch(/another workspace or state/);
+    expect(files(cwd)).toEqual([]);
+  });
+
+  it('keeps scopes apart on disk: a copy of one workspace directory into another is still refused', async () => {
+    const cwd = workDir();
+    await CreateJournal.inDataDir(ENDPOINT, {}, cwd).record(intent());
+    const root = path.join(cwd, '.terraform/takoform/pending-creates');
+    const [scopeDir] = readdirSync(root);
+    // Find the directory the "b" workspace uses by recording there, then copy default's entry in.
+    await CreateJournal.inDataDir(ENDPOINT, { TF_WORKSPACE: 'b' }, cwd).record(intent('marker'));
+    const bDir = readdirSync(root).find((d) => d !== scopeDir)!;
+    cpSync(path.join(root, scopeDir!), path.join(root, bDir), { recursive: true });
+    const b = CreateJournal.inDataDir(ENDPOINT, { TF_WORKSPACE: 'b' }, cwd).claimPending(ref, 'demo', 'a');
+    expect(b.entries).toEqual([]);
+    expect(b.ignored.map((i) => i.reason)).toEqual([expect.stringMatching(/another workspace or state/)]);
   });
 
   it('records nothing when turned off', async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'journal-'));
-    const journal = CreateJournal.inDataDir({ TAKOFORM_CREATE_JOURNAL: 'off' }, cwd);
-    await journal.record(entry);
+    const cwd = workDir();
+    const journal = CreateJournal.inDataDir(ENDPOINT, { TAKOFORM_CREATE_JOURNAL: 'off' }, cwd);
+    await journal.record(intent());
     expect(journal.enabled).toBe(false);
-    expect(journal.find(ref, 'demo', 'a')).toBeUndefined();
+    expect(journal.claimPending(ref, 'demo', 'a').entries).toEqual([]);
     expect(readdirSync(cwd)).toEqual([]);
   });
 });

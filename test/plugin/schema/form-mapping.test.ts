@@ -5,7 +5,7 @@ import type { CatalogForm } from '../../../src/plugin/catalog/catalog-file.js';
 import { FormResourceType } from '../../../src/plugin/resource/form-resource-type.js';
 import { fromSpec, toSpec } from '../../../src/plugin/schema/form-mapping.js';
 import { topLevelAttributeName } from '../../../src/plugin/schema/names.js';
-import { toProtoSchema } from '../../../src/plugin/schema/tf-schema.js';
+import { toProtoSchema } from '../../../src/plugin/grpc/convert.js';
 import { TfNumber } from '../../../src/plugin/values/tf-number.js';
 import { typeToJson } from '../../../src/plugin/values/tf-type.js';
 import { GENERIC_FORMS } from '../../support/paths.js';

@@ -1,0 +1,23 @@
+// What the lifecycle needs from the rest of the provider: the Host client (only the routes a
+// resource lifecycle uses, so tests can hand it a fake), the provider's default space, the
+// create journal, and the exact availability probe.
+import type { FormRef, OperationsApi, ResourcesApi } from '../../../host-client/index.js';
+import type { Diagnostic } from '../../diag/diagnostics.js';
+import type { CreateJournal } from '../create-journal.js';
+
+export interface LifecycleClient {
+  readonly resources: Pick<ResourcesApi, 'prepare' | 'apply' | 'read' | 'delete'>;
+  readonly operations: Pick<OperationsApi, 'get'>;
+}
+
+export interface HostAccess {
+  /** Undefined when the provider configuration is not known yet (e.g. during validate). */
+  readonly client: LifecycleClient | undefined;
+  readonly defaultSpace: string | undefined;
+  /** True while the provider configuration itself still has unknown values. */
+  readonly configUnknown: boolean;
+  /** Creates sent but maybe not recorded in state (see create-journal.ts). */
+  readonly journal: CreateJournal;
+  /** The exact availability probe; undefined when the Form can be used for `operation`. */
+  checkForm(typeName: string, formRef: FormRef, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined>;
+}

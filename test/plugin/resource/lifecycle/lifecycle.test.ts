@@ -1,0 +1,243 @@
+// The one resource lifecycle, fast and without processes: plan / apply / refresh / delete /
+// import of both kinds (the typed RangeSequence type and takoform_resource for the same Form)
+// against a fake Host that scripts answers and records calls. The real Host and the real CLIs
+// are covered by test/e2e and test/reliability; this table pins down each decision of the
+// lifecycle itself and that both kinds take the same one.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, jcsDigest } from '../../../../src/common/digest.js';
+import { AcceptedOutcomeUnknownError, HostApiError, type FormRef, type JsonObject, type MutationOptions, type ResourceRequest, type ResourceResponse } from '../../../../src/host-client/index.js';
+import { CreateJournal } from '../../../../src/plugin/resource/create-journal.js';
+import { FormResourceType } from '../../../../src/plugin/resource/form-resource-type.js';
+import { GenericResourceKind } from '../../../../src/plugin/resource/generic-resource.js';
+import { applyChange } from '../../../../src/plugin/resource/lifecycle/apply.js';
+import type { HostAccess, LifecycleClient } from '../../../../src/plugin/resource/lifecycle/host-access.js';
+import { importResource } from '../../../../src/plugin/resource/lifecycle/import.js';
+import { planChange } from '../../../../src/plugin/resource/lifecycle/plan.js';
+import { readResource } from '../../../../src/plugin/resource/lifecycle/read.js';
+import type { ResourceKind } from '../../../../src/plugin/resource/resource-kind.js';
+import { jsonToDynamic } from '../../../../src/plugin/schema/form-mapping.js';
+import { TfNumber } from '../../../../src/plugin/values/tf-number.js';
+import { isUnknown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../../../../src/plugin/values/tf-value.js';
+import { GENERIC_FORMS } from '../../../support/paths.js';
+
+const dir = path.join(GENERIC_FORMS, 'range-sequence');
+const def = JSON.parse(readFileSync(path.join(dir, 'definition.json'), 'utf8'));
+const REF: FormRef = JSON.parse(readFileSync(path.join(dir, 'package-index.json'), 'utf8')).formRef;
+const typed = new FormResourceType({ typeName: 'takoform_range_sequence', formRef: REF, title: def.title, operations: def.lifecycleCapabilities, immutableFields: [], desiredSchema: def.desiredSchema });
+const generic = new GenericResourceKind((ref) => (ref.schemaDigest === REF.schemaDigest ? typed : undefined));
+
+type Call = { route: string; body?: unknown; options?: MutationOptions };
+
+/** A Host that keeps one resource per name, applies the Form's default, and can be told to fail. */
+class FakeHost implements LifecycleClient {
+  readonly calls: Call[] = [];
+  readonly stored = new Map<string, ResourceResponse>();
+  failNext: Partial<Record<'prepare' | 'apply' | 'delete' | 'read', unknown[]>> = {};
+  operationDone = true;
+  private uid = 0;
+
+  private fail(route: 'prepare' | 'apply' | 'delete' | 'read'): void {
+    const next = this.failNext[route]?.shift();
+    if (next) throw next;
+  }
+
+  readonly resources = {
+    prepare: async (request: ResourceRequest, expectedGeneration?: string) => {
+      this.calls.push({ route: 'prepare', body: { spec: request.spec, expectedGeneration } });
+      this.fail('prepare');
+      const spec = { mode: 'safe', ...request.spec };
+      return { spec, prepareDigest: `sha256:${'a'.repeat(64)}`, specDigest: jcsDigest(spec) };
+    },
+    apply: async (request: ResourceRequest, review: { prepareDigest: string; specDigest: string }, fence: { kind: string }, options: MutationOptions = {}) => {
+      this.calls.push({ route: 'apply', body: { spec: request.spec, fence: fence.kind, review }, options });
+      this.fail('apply');
+      const name = request.metadata.name;
+      const prior = this.stored.get(name);
+      const spec = { mode: 'safe', ...request.spec };
+      const generation = prior ? String(Number(prior.metadata.generation) + 1) : '1';
+      const resource: ResourceResponse = {
+        apiVersion: REF.apiVersion,
+        kind: REF.kind,
+        form: { formRef: REF },
+        metadata: { name, space: request.metadata.space, uid: prior?.metadata.uid ?? `res_${++this.uid}`, generation, revision: generation },
+        spec,
+        status: { observedGeneration: generation, conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: '2026-12-01T00:00:00Z' }] },
+      };
+      this.stored.set(name, resource);
+      return { outcome: prior ? ('updated' as const) : ('created' as const), resource };
+    },
+    read: async (address: { name: string }) => {
+      this.calls.push({ route: 'read' });
+      this.fail('read');
+      return this.stored.get(address.name);
+    },
+    delete: async (address: { name: string }) => {
+      this.calls.push({ route: 'delete' });
+      this.fail('delete');
+      return this.stored.delete(address.name) ? ('deleted' as const) : ('absent' as const);
+    },
+  };
+
+  readonly operations = {
+    get: async (id: string) => {
+      this.calls.push({ route: 'operation', body: id });
+      return { operation: { id, done: this.operationDone } as never };
+    },
+  };
+
+  routes(): string[] {
+    return this.calls.map((c) => c.route);
+  }
+}
+
+function access(host: FakeHost, overrides: Partial<HostAccess> = {}): HostAccess {
+  const cwd = mkdtempSync(path.join(tmpdir(), 'lifecycle-'));
+  return { client: host, defaultSpace: 'demo', configUnknown: false, journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd), checkForm: async () => undefined, ...overrides };
+}
+
+const n = (v: number) => TfNumber.of(v);
+
+/** A configuration of `kind` for RangeSequence `name` with this spec (values may be UNKNOWN). */
+function configOf(kind: ResourceKind, name: string, spec: Record<string, TfValue>): TfObject {
+  const attrs = Object.keys((kind.valueType as unknown as { attributes: Record<string, unknown> }).attributes);
+  const base: Record<string, TfValue> = Object.fromEntries(attrs.map((a) => [a, null]));
+  base.name = name;
+  if (kind === generic) {
+    Object.assign(base, { api_version: REF.apiVersion, kind: REF.kind, definition_version: REF.definitionVersion, schema_digest: REF.schemaDigest });
+    base.spec = Object.values(spec).some((v) => isUnknown(v)) ? UNKNOWN : jsonToDynamic(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, v instanceof TfNumber ? v.toNumber() : (v as string)])) as JsonObject);
+  } else Object.assign(base, spec);
+  return objectValue(Object.entries(base));
+}
+
+/** What the Host will store for this plan, whichever kind: the materialized spec. */
+function plannedSpec(kind: ResourceKind, planned: TfObject): JsonObject | undefined {
+  return kind.plannedHostSpec(planned);
+}
+
+describe.each([
+  ['typed', typed as ResourceKind],
+  ['generic', generic as ResourceKind],
+])('the lifecycle of the %s kind', (_label, kind) => {
+  it('plans a create through prepare: the Host default shows, the binding goes to apply', async () => {
+    const host = new FakeHost();
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, access(host), null, config, config, {});
+    expect(plan.diagnostics).toEqual([]);
+    expect(host.routes()).toEqual(['prepare']);
+    expect(plannedSpec(kind, plan.planned!)).toEqual({ lower: 1, upper: 2, mode: 'safe' });
+    expect(isUnknown(plan.planned!.uid!)).toBe(true);
+    expect(plan.private.binding?.specDigest).toBe(jcsDigest({ lower: 1, upper: 2, mode: 'safe' }));
+  });
+
+  it('plans what depends on unknown values as unknown, without asking the Host', async () => {
+    const host = new FakeHost();
+    const config = configOf(kind, 'a', { lower: n(1), upper: UNKNOWN });
+    const plan = await planChange(kind, access(host), null, config, config, {});
+    expect(host.routes()).toEqual([]);
+    expect(plan.diagnostics).toEqual([]);
+    expect(plannedSpec(kind, plan.planned!)).toBeUndefined();
+    expect(isUnknown(plan.planned!.uid!)).toBe(true);
+  });
+
+  it('applies a create with a fresh attempt, journaled, and records the Host resource', async () => {
+    const host = new FakeHost();
+    const hostAccess = access(host);
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, hostAccess, null, config, config, {});
+    const applied = await applyChange(kind, hostAccess, null, plan.planned, plan.private);
+    expect(applied.diagnostics).toEqual([]);
+    expect(host.routes()).toEqual(['prepare', 'apply']); // the plan's binding is used, no second prepare
+    const attempt = host.calls[1]!.options!.attempt!;
+    expect(attempt).toMatch(/^[0-9a-f]{32}$/);
+    expect(applied.state!.uid).toBe('res_1');
+    expect(kind.hostSpecOf(applied.state!)).toEqual({ lower: 1, upper: 2, mode: 'safe' });
+    // And then the plan is clean: no Host call at all.
+    const again = await planChange(kind, hostAccess, applied.state, config, config, applied.private);
+    expect(again.planned).toEqual(applied.state);
+    expect(host.routes()).toEqual(['prepare', 'apply']);
+  });
+
+  it('refuses a create of a held name with "Resource already exists on the Host" and the import id', async () => {
+    const host = new FakeHost();
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, access(host), null, config, config, {});
+    await host.resources.apply({ apiVersion: REF.apiVersion, kind: REF.kind, form: { formRef: REF }, metadata: { name: 'a', space: 'demo' }, spec: { lower: 5, upper: 6 } }, plan.private.binding!, { kind: 'create' });
+    host.failNext.apply = [new HostApiError('apply', 'generation_conflict', 412, false, 'req_1', 'name taken')];
+    const applied = await applyChange(kind, access(host), null, plan.planned, plan.private);
+    expect(applied.state).toBeNull();
+    expect(applied.diagnostics[0]!.summary).toBe('Resource already exists on the Host');
+    expect(applied.diagnostics[0]!.detail).toContain(`id = "${kind.importId(REF, 'demo', 'a')}"`);
+  });
+
+  it('records an accepted create whose end was not seen, and follows its Operation on refresh', async () => {
+    const host = new FakeHost();
+    const hostAccess = access(host);
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, hostAccess, null, config, config, {});
+    host.failNext.apply = [new AcceptedOutcomeUnknownError('apply', 'op_1', 'res_9', 'timed out')];
+    const applied = await applyChange(kind, hostAccess, null, plan.planned, plan.private);
+    expect(applied.state!.pending_operation).toBe('op_1');
+    expect(applied.state!.uid).toBe('res_9');
+    expect(applied.diagnostics[0]!.summary).toBe('Host still working on the change');
+    // While the Operation runs the state stays; when it is done the resource is read.
+    host.operationDone = false;
+    const waiting = await readResource(kind, hostAccess, applied.state!, applied.private);
+    expect(waiting.state).toBe(applied.state);
+    host.operationDone = true;
+    host.stored.set('a', { ...(await host.resources.apply({ apiVersion: REF.apiVersion, kind: REF.kind, form: { formRef: REF }, metadata: { name: 'a', space: 'demo' }, spec: { lower: 1, upper: 2 } }, plan.private.binding!, { kind: 'create' })).resource, metadata: { name: 'a', space: 'demo', uid: 'res_9', generation: '1', revision: '1' } });
+    const done = await readResource(kind, hostAccess, applied.state!, applied.private);
+    expect(done.state!.pending_operation).toBeNull();
+    expect(done.state!.uid).toBe('res_9');
+  });
+
+  it('waits for a dependent going away in the same run, then deletes', async () => {
+    const host = new FakeHost();
+    const hostAccess = access(host);
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, hostAccess, null, config, config, {});
+    const created = await applyChange(kind, hostAccess, null, plan.planned, plan.private);
+    host.failNext.delete = [new HostApiError('delete', 'dependency_in_use', 409, false, 'req_2', 'in use')];
+    const deleted = await applyChange(kind, hostAccess, created.state, null, {});
+    expect(deleted.diagnostics).toEqual([]);
+    expect(deleted.state).toBeNull();
+    expect(host.routes().filter((r) => r === 'delete')).toHaveLength(2);
+    // A resource already gone is deleted too.
+    expect((await applyChange(kind, hostAccess, created.state, null, {})).state).toBeNull();
+  });
+
+  it('refuses at plan when the Form is not available, naming it', async () => {
+    const host = new FakeHost();
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const probe = { severity: 'error' as const, summary: 'Form not available on the Host', detail: 'x' };
+    const plan = await planChange(kind, access(host, { checkForm: async () => probe }), null, config, config, {});
+    expect(plan.diagnostics).toEqual([probe]);
+    expect(host.routes()).toEqual([]);
+  });
+
+  it('keeps the state and says so when the name now belongs to another incarnation', async () => {
+    const host = new FakeHost();
+    const hostAccess = access(host);
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, hostAccess, null, config, config, {});
+    const created = await applyChange(kind, hostAccess, null, plan.planned, plan.private);
+    host.stored.set('a', { ...host.stored.get('a')!, metadata: { ...host.stored.get('a')!.metadata, uid: 'res_other' } });
+    const read = await readResource(kind, hostAccess, created.state!, created.private);
+    expect(read.state).toBe(created.state);
+    expect(read.diagnostics[0]!.summary).toBe('Resource was replaced outside this configuration');
+  });
+
+  it('imports by its import id, and refuses one it cannot read', async () => {
+    const host = new FakeHost();
+    const hostAccess = access(host);
+    const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
+    const plan = await planChange(kind, hostAccess, null, config, config, {});
+    await applyChange(kind, hostAccess, null, plan.planned, plan.private);
+    const imported = await importResource(kind, hostAccess, kind.importId(REF, 'demo', 'a'));
+    expect(imported.state!.uid).toBe('res_1');
+    expect(canonicalJson(kind.hostSpecOf(imported.state!))).toBe(canonicalJson({ lower: 1, mode: 'safe', upper: 2 }));
+    expect((await importResource(kind, hostAccess, 'not/an/id/at/all/x/y')).diagnostics[0]!.summary).toBe('Invalid import ID');
+  });
+});
