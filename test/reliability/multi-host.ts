@@ -14,7 +14,7 @@
 //   the Host's uid; the other apply must fail saying the name is taken.
 //
 // Every broken invariant becomes a sentence in `violations`; only a broken set-up throws.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Barrier, BarrierProxy } from '../support/barrier-proxy.js';
@@ -23,7 +23,6 @@ import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS } from '../support/paths.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
 import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
-import { refOf, type FormRef } from '../host/conformance/family-client.js';
 import { count, emptyReport, seededRandom, type Random, type ReliabilityReport, type ScenarioOptions } from './report.js';
 
 export interface MultiHostOptions extends ScenarioOptions {
@@ -41,6 +40,21 @@ const API = '/apis/forms.takoform.com/v1';
 const SPACE = 'multi';
 const R = 'resources.publisher.example';
 const C = 'constraints.publisher.example';
+interface FormRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly definitionVersion: string;
+  readonly schemaDigest: string;
+}
+
+/**
+ * The exact FormRef of a package folder of the external family. (Not the conformance suite's
+ * helper: that module pulls in vitest, and `npm run soak` runs this file outside vitest.)
+ */
+function refOf(packageFolder: string): FormRef {
+  return (JSON.parse(readFileSync(path.join(GENERIC_FORMS, packageFolder, 'package-index.json'), 'utf8')) as { formRef: FormRef }).formRef;
+}
+
 /** Short, so that the survivor takes a killed process's Operations over quickly. */
 const LEASE_MS = 1000;
 
@@ -380,6 +394,11 @@ async function killRound(cluster: Cluster, round: number, random: Random, report
     const before = outcomes[i];
     if (before !== undefined && before.status !== 201) violation(`kill round ${round}: ${name} was answered ${before.status} by A before the kill: ${before.text.slice(0, 160)}`);
     count(report, before === undefined ? 'kill:unanswered' : 'kill:answered-before-kill');
+    if (before === undefined) {
+      // Committed by A with the answer lost (the retry below must replay it), or rolled back.
+      const found = await send(b, readRequest(sequence, name));
+      count(report, found.status === 200 ? 'kill:committed-unanswered' : 'kill:not-committed');
+    }
     const retried = await sendRetryingBusy(b, request);
     const read = await send(b, readRequest(sequence, name));
     if (retried.status !== 201) violation(`kill round ${round}: retry of ${name} at B answered ${retried.status} ${retried.text.slice(0, 160)}`);

@@ -23,7 +23,7 @@ export function ref(kind: string, apiVersion: string): { apiVersion: string; kin
 
 export class FamilyClient {
   constructor(
-    private readonly subject: Pick<TestHost, 'call'>,
+    private readonly subject: TestHost,
     private readonly token?: string,
     private readonly space = 'demo',
   ) {}
