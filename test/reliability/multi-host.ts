@@ -374,16 +374,44 @@ async function killRound(cluster: Cluster, round: number, random: Random, report
       loadServed += 1;
     }
   })();
+  try {
+    await killAndCheck(round, random, report, violation, a, b, sequence, operations);
+  } finally {
+    loadRunning = false;
+    await load;
+  }
+  count(report, 'survivor requests during kill', loadServed);
+  // A comes back as a new process (a new instance number) for the next round.
+  await cluster.replace(0);
+}
+
+async function killAndCheck(
+  round: number,
+  random: Random,
+  report: ReliabilityReport,
+  violation: (text: string) => void,
+  a: HostProcess,
+  b: HostProcess,
+  sequence: FormRef,
+  operations: readonly { id: string; name: string }[],
+): Promise<void> {
   // 3. A burst of creates at A, and SIGKILL while they are in flight.
   const burst = await Promise.all(
     Array.from({ length: 8 }, async (_, i) => {
-      const request = await createRequest(a, sequence, `kill-${round}-${i}`, { lower: 1, upper: 4 }, `kill-${round}-${i}`);
+      // The first two commit and then lose their answer on purpose (the Host closes the
+      // connection): the retry at B must replay A's record, not create again.
+      const lost: Record<string, string> = i < 2 ? { 'takoform-test-fault': 'drop-after-commit' } : {};
+      const request = await createRequest(a, sequence, `kill-${round}-${i}`, { lower: 1, upper: 4 }, `kill-${round}-${i}`, lost);
       if (!isRequest(request)) throw new Error(`prepare at A refused: ${request.text}`);
       return { name: `kill-${round}-${i}`, request };
     }),
   );
-  const inFlight = burst.map(({ request }) => send(a, request).then((answer): Answer | undefined => answer, () => undefined));
-  await new Promise((resolve) => setTimeout(resolve, random(0, 25)));
+  // Staggered, and the kill at a random moment among them: some creates are answered, some
+  // committed with the answer lost, some not yet committed when A dies.
+  const inFlight = burst.map(({ request }, i) =>
+    new Promise((resolve) => setTimeout(resolve, i * 15)).then(() => send(a, request)).then((answer): Answer | undefined => answer, () => undefined),
+  );
+  await new Promise((resolve) => setTimeout(resolve, random(60, 160)));
   a.child.kill('SIGKILL');
   await new Promise<void>((resolve) => (a.child.exitCode !== null || a.child.signalCode !== null ? resolve() : a.child.once('exit', () => resolve())));
   const outcomes = await Promise.all(inFlight);
@@ -399,7 +427,9 @@ async function killRound(cluster: Cluster, round: number, random: Random, report
       const found = await send(b, readRequest(sequence, name));
       count(report, found.status === 200 ? 'kill:committed-unanswered' : 'kill:not-committed');
     }
-    const retried = await sendRetryingBusy(b, request);
+    // The retry is the client's: same key, same body, no test fault.
+    const { 'takoform-test-fault': _fault, ...headers } = request.headers;
+    const retried = await sendRetryingBusy(b, { ...request, headers });
     const read = await send(b, readRequest(sequence, name));
     if (retried.status !== 201) violation(`kill round ${round}: retry of ${name} at B answered ${retried.status} ${retried.text.slice(0, 160)}`);
     if (read.status !== 200 || uidOf(read) !== uidOf(retried)) violation(`kill round ${round}: ${name} at B reads ${read.status} uid ${uidOf(read)}, the retry reported ${uidOf(retried)}`);
@@ -423,11 +453,6 @@ async function killRound(cluster: Cluster, round: number, random: Random, report
     else if (read.status !== 200 || uidOf(read) !== document.result?.resource?.metadata?.uid) violation(`kill round ${round}: Operation ${id} succeeded but ${name} reads ${read.status}`);
     else count(report, 'operations finished by the survivor');
   }
-  loadRunning = false;
-  await load;
-  count(report, 'survivor requests during kill', loadServed);
-  // A comes back as a new process (a new instance number) for the next round.
-  await cluster.replace(0);
 }
 
 // ---------------------------------------------------------------------------------------------
