@@ -10,7 +10,7 @@
 //      own CPU: all its children's CPU from the shell's `times`, minus the providers'), for
 //      both variants — the floor's core CPU is the whole cost of terraform_data
 //   4. growth from N=100 to N=1000 (else from the smallest to the largest N)
-// Usage: npm run bench -- [--n 10,100,1000] [--reps 3] [--startup-reps 15]
+// Usage: npm run bench -- [--n 10,100,1000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,9 +23,11 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const SIZES = arg('n', '10,100,1000').split(',').map(Number);
+const SIZES = arg('n', '10,100,1000') === 'none' ? [] : arg('n', '10,100,1000').split(',').map(Number); // --n none: start-up only
 const REPS = Number(arg('reps', '3'));
 const STARTUP_REPS = Number(arg('startup-reps', '15'));
+// The scale runs install what `install` installs here (the single executable), or the wrapper.
+const FORM = arg('form', 'executable');
 const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
@@ -47,10 +49,10 @@ function processCpuSeconds(pid) {
   }
 }
 
-function timeToFirstLine(args, env) {
+function timeToFirstLine(command, args, env) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(command, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
     let done = false;
     const finish = () => {
       if (done) return;
@@ -71,7 +73,7 @@ function timeToFirstLine(args, env) {
  */
 async function idleProviderPeakRssMb(installed, env) {
   const stats = path.join(mkdtempSync(path.join(tmpdir(), 'bench-rss-')), 'stats.jsonl');
-  const child = spawn(process.execPath, [installed], { env: { PATH: process.env.PATH, ...env, TAKOFORM_PROVIDER_STATS_FILE: stats }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(installed, [], { env: { PATH: process.env.PATH, ...env, TAKOFORM_PROVIDER_STATS_FILE: stats }, stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise((resolve) => child.stdout.once('data', resolve));
   await new Promise((r) => setTimeout(r, 300));
   const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
@@ -85,25 +87,49 @@ async function idleProviderPeakRssMb(installed, env) {
 }
 
 async function startup() {
-  // Time the installed package (wrapper target: loader + bundle + the V8 code cache written at install).
-  const mirror = mkdtempSync(path.join(tmpdir(), 'bench-startup-'));
-  execFileSync(process.execPath, [PROVIDER, 'install', '--mirror', mirror], { stdio: 'ignore' });
+  // Each variant is timed as core starts it: the installed executable, run directly.
+  //   wrapper: sh + `exec node` + loader + bundle + the V8 code cache written at install
+  //   single executable: Node embedded, with the code cache in the blob (what `install` picks)
+  //   single executable without code cache: the same blob built with useCodeCache off
+  const dirs = [];
+  const tmp = (name) => {
+    const d = mkdtempSync(path.join(tmpdir(), name));
+    dirs.push(d);
+    return d;
+  };
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
-  const installed = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${arch}`, 'provider.cjs');
+  const pkg = (mirror) => path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${arch}`, 'terraform-provider-takoform_v0.1.0');
+  const wrapperMirror = tmp('bench-startup-');
+  execFileSync(process.execPath, [PROVIDER, 'install', '--wrapper', '--mirror', wrapperMirror], { stdio: 'ignore' });
+  const seaMirror = tmp('bench-startup-sea-');
+  execFileSync(process.execPath, [PROVIDER, 'install', '--mirror', seaMirror], { stdio: 'ignore' });
+  const noCache = path.join(tmp('bench-sea-nocache-'), 'terraform-provider-takoform');
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-sea.mjs'), '--no-code-cache', '--out', noCache], { stdio: 'ignore' });
+  const variants = [
+    { name: 'wrapper (node on PATH)', command: pkg(wrapperMirror) },
+    { name: 'single executable, code cache', command: pkg(seaMirror) },
+    { name: 'single executable, no code cache', command: noCache },
+  ];
+  if (!readFileSync(variants[1].command).subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]))) throw new Error('install did not install the single executable; run `npm run build`');
   // The providers are SIGKILLed at their handshake line, as fast as possible: give them a
   // socket directory of their own, removed at the end (a killed provider cannot clean up).
-  const sockets = mkdtempSync(path.join(tmpdir(), 'bench-sock-'));
+  const sockets = tmp('bench-sock-');
   const env = { TF_PLUGIN_MAGIC_COOKIE: COOKIE, PLUGIN_PROTOCOL_VERSIONS: '5,6', PLUGIN_CLIENT_CERT: clientCertPem, PLUGIN_UNIX_SOCKET_DIR: sockets };
-  const ours = [];
+  const times = variants.map(() => []);
   const floor = [];
   for (let i = 0; i < STARTUP_REPS; i++) {
-    floor.push(await timeToFirstLine(['-e', 'process.stdout.write("x\\n")'], {}));
-    ours.push(await timeToFirstLine([installed], env));
+    // Alternate the variants so drift in machine load hits all alike.
+    floor.push(await timeToFirstLine(process.execPath, ['-e', 'process.stdout.write("x\\n")'], {}));
+    for (const [k, v] of variants.entries()) times[k].push(await timeToFirstLine(v.command, [], env));
   }
-  const idlePeakRssMb = await idleProviderPeakRssMb(installed, env);
-  rmSync(sockets, { recursive: true, force: true });
-  rmSync(mirror, { recursive: true, force: true });
-  return { oursMs: median(ours), nodeMs: median(floor), ratio: median(ours) / median(floor), reps: STARTUP_REPS, idlePeakRssMb };
+  const nodeMs = median(floor);
+  const rows = [];
+  for (const [k, v] of variants.entries()) {
+    rows.push({ name: v.name, ms: median(times[k]), ratio: median(times[k]) / nodeMs, idlePeakRssMb: await idleProviderPeakRssMb(v.command, env) });
+  }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  // oursMs / ratio: what `install` installs on this platform (the single executable).
+  return { oursMs: rows[1].ms, nodeMs, ratio: rows[1].ratio, reps: STARTUP_REPS, idlePeakRssMb: rows[1].idlePeakRssMb, variants: rows };
 }
 
 // A certificate for PLUGIN_CLIENT_CERT, so start-up includes the mutual-TLS set-up.
@@ -157,7 +183,7 @@ async function startHost(dir) {
 function workspace(kind, n) {
   const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind}-${n}-`));
   const mirror = path.join(dir, 'mirror');
-  execFileSync(process.execPath, [PROVIDER, 'install', '--mirror', mirror], { stdio: 'ignore' });
+  execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
   const rc = path.join(dir, 'tofurc');
   writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n  direct {\n    exclude = ["registry.takoform.dev/*/*"]\n  }\n}\n`);
   const work = path.join(dir, 'work');
@@ -220,7 +246,7 @@ async function scale(kind, n) {
 const STEPS = ['apply', 'plan', 'update', 'destroy'];
 
 async function main() {
-  const results = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() }, startup: await startup(), scale: {} };
+  const results = { form: FORM, machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() }, startup: await startup(), scale: {} };
   for (const n of SIZES) {
     const runs = { takoform: [], floor: [] };
     for (let r = 0; r < REPS; r++) {
@@ -258,7 +284,11 @@ async function main() {
 
 function markdown(r) {
   const f = (x, d = 2) => x.toFixed(d);
-  let t = `Start-up (median of ${r.startup.reps}): provider ${f(r.startup.oursMs, 0)} ms to the handshake line vs \`node -e\` ${f(r.startup.nodeMs, 0)} ms — ratio ${f(r.startup.ratio)}; idle provider peak RSS ${f(r.startup.idlePeakRssMb, 0)} MB.\n\n`;
+  let t = `Start-up (median of ${r.startup.reps}, spawn → handshake line, as core starts the installed executable; \`node -e\` floor ${f(r.startup.nodeMs, 0)} ms):\n\n| variant | ms | ratio to \`node -e\` | idle peak RSS (MB) |\n|---|---|---|---|\n`;
+  for (const v of r.startup.variants) t += `| ${v.name} | ${f(v.ms, 0)} | ${f(v.ratio)} | ${f(v.idlePeakRssMb, 0)} |\n`;
+  t += '\n';
+  if (Object.keys(r.scale).length === 0) return t;
+  t += `Scale runs with the ${r.form === 'wrapper' ? 'wrapper' : 'single executable'} installed.\n\n`;
   t += 'CPU columns: provider = all provider launches of the command; Host = the reference Host process; core = the CLI itself (its children\'s CPU minus the providers\'), for ours / for terraform_data.\n\n';
   t += '| N | command | ours (s) | terraform_data (s) | ratio | Host requests / resource | provider CPU (s) | Host CPU (s) | core CPU ours / floor (s) | provider peak RSS (MB) | launches | handshake (ms, median) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const [n, steps] of Object.entries(r.scale)) {

@@ -1,9 +1,13 @@
 // `terraform-provider-takoform install`: places the provider where a plain `tofu init` /
 // `terraform init` finds it, in the unpacked filesystem-mirror layout
 //   <mirror>/<hostname>/<namespace>/takoform/<version>/<os_arch>/terraform-provider-takoform_v<version>
-// The executable is a tiny shell wrapper that `exec`s node on the bundled provider beside it
-// (exec, so that core's SIGKILL reaches node and no orphan keeps its pipes open), and both
-// files live in the package directory, so the lock file's h1 hash covers the real code.
+// Two forms of that executable:
+//  * the single executable with Node embedded (scripts/build-sea.mjs), when one was built for
+//    this platform: it needs no `node` on the PATH of whoever runs tofu/terraform;
+//  * otherwise a tiny shell wrapper that `exec`s node on the bundled provider beside it
+//    (exec, so that core's SIGKILL reaches node and no orphan keeps its pipes open).
+// Either way every file lives in the package directory, so the lock file's h1 hash covers the
+// real code.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Script } from 'node:vm';
@@ -76,6 +80,19 @@ export interface InstallOptions {
   readonly mirror?: string;
   /** The bundled provider file to install (the running one by default). */
   readonly bundle: string;
+  /** A single executable (Node embedded) to install instead of the wrapper and bundle. */
+  readonly executable?: string;
+}
+
+export const EXECUTABLE_NAME = `terraform-provider-${PROVIDER_TYPE}_v${PROVIDER_VERSION}`;
+
+/**
+ * The single executable built for this platform next to the bundle (dist/sea/<os_arch>/ in a
+ * build, the same folder in a release), if there is one.
+ */
+export function builtExecutable(bundle: string): string | undefined {
+  const candidate = path.join(path.dirname(bundle), '..', 'sea', platformDirName(), `terraform-provider-${PROVIDER_TYPE}`);
+  return existsSync(candidate) ? candidate : undefined;
 }
 
 export function platformDirName(): string {
@@ -86,13 +103,24 @@ export function platformDirName(): string {
 export function installProvider(options: InstallOptions): string {
   const mirror = path.resolve(options.mirror ?? path.join(homedir(), '.terraform.d', 'plugins'));
   const dir = path.join(mirror, PROVIDER_HOSTNAME, PROVIDER_NAMESPACE, PROVIDER_TYPE, PROVIDER_VERSION, platformDirName());
+  // A package directory holds one form only: a leftover of the other would change its hash.
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  if (options.executable !== undefined) {
+    const target = path.join(dir, EXECUTABLE_NAME);
+    copyFileSync(options.executable, target);
+    chmodSync(target, 0o755);
+    return dir;
+  }
   copyFileSync(options.bundle, path.join(dir, BUNDLE_FILE_NAME));
   const mainFile = path.join(path.dirname(options.bundle), MAIN_FILE_NAME);
   copyFileSync(mainFile, path.join(dir, MAIN_FILE_NAME));
-  const wrapper = path.join(dir, `terraform-provider-${PROVIDER_TYPE}_v${PROVIDER_VERSION}`);
-  writeFileSync(wrapper, `#!/bin/sh\n# terraform-provider-takoform ${PROVIDER_VERSION}: runs the bundled provider with the node on PATH.\nhere=$(dirname "$(readlink -f "$0")")\nexec node "$here/${BUNDLE_FILE_NAME}" "$@"\n`);
+  const wrapper = path.join(dir, EXECUTABLE_NAME);
+  writeFileSync(wrapper, WRAPPER_TEXT);
   chmodSync(wrapper, 0o755);
   writeCodeCache(dir);
   return dir;
 }
+
+/** The wrapper: a shell script that runs the bundled provider with the node on PATH. */
+export const WRAPPER_TEXT = `#!/bin/sh\n# terraform-provider-takoform ${PROVIDER_VERSION}: runs the bundled provider with the node on PATH.\nhere=$(dirname "$(readlink -f "$0")")\nexec node "$here/${BUNDLE_FILE_NAME}" "$@"\n`;

@@ -5,8 +5,9 @@
 //
 // Only what serving needs is imported statically: core starts the provider 3-5 times per
 // command, and the commands for people (install, catalog lock, docs, cdktf) are loaded when run.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isSea } from 'node:sea';
 import { formatCatalog, parseCatalog } from './catalog/catalog-file.js';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, negotiateProtocol } from './handshake/handshake-line.js';
 import { PROVIDER_SOURCE } from './provider-address.js';
@@ -19,8 +20,14 @@ const USAGE = `terraform-provider-takoform ${PROVIDER_VERSION}
 This is a Terraform/OpenTofu provider plugin. tofu or terraform start it by themselves;
 running it directly does nothing useful. Commands for people:
 
-  install [--mirror DIR]        put the provider into a plugin mirror (default ~/.terraform.d/plugins)
-                                so that "tofu init" finds source = "${PROVIDER_SOURCE}"
+  install [--mirror DIR] [--wrapper]
+                                put the provider into a plugin mirror (default ~/.terraform.d/plugins)
+                                so that "tofu init" finds source = "${PROVIDER_SOURCE}": the single
+                                executable (Node embedded) where one is built for this platform,
+                                else a wrapper that runs this bundle with the node on PATH
+  release [--out DIR] [--platform OS_ARCH ...]
+                                write Registry release artifacts (zips, SHA256SUMS, manifest) and a
+                                provider network mirror tree (index.json, <version>.json)
   catalog lock [--endpoint URL] [--space SPACE] [--out FILE] [--package DIR ...]
                                 write the Form catalog (.takoform.lock.json) from a Host;
                                 --package adds role, immutable fields and output schema
@@ -40,15 +47,34 @@ export async function main(argv: readonly string[]): Promise<number> {
   console.log = console.info = console.debug = toStderr;
 
   const [command, ...rest] = argv;
+  const checked = checkCommandLine(argv);
+  if (checked !== undefined) {
+    (checked.code === 0 ? realStdoutWrite : (t: string) => void process.stderr.write(t))(checked.text);
+    return checked.code;
+  }
   if (command === 'version' || command === '--version') {
     realStdoutWrite(`${PROVIDER_VERSION}\n`);
     return 0;
   }
   if (command === 'install') {
-    const { installProvider } = await import('./install.js');
-    const dir = installProvider({ bundle: process.argv[1] ?? '', ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
-    realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir}\n`);
+    const { builtExecutable, installProvider } = await import('./install.js');
+    // The single executable installs itself; a bundle installs the one built for this
+    // platform beside it, else the wrapper (always with --wrapper). The bundle is the real
+    // file: npm starts us through a link in node_modules/.bin.
+    const wrapper = rest.includes('--wrapper');
+    if (wrapper && runningAsSingleExecutable()) {
+      process.stderr.write('install --wrapper: run it from the npm package or a build (node terraform-provider-takoform), not from the single executable\n');
+      return 1;
+    }
+    const bundle = realpathSync(process.argv[1] ?? '');
+    const executable = wrapper ? undefined : runningAsSingleExecutable() ? process.execPath : builtExecutable(bundle);
+    const dir = installProvider({ bundle, ...(executable !== undefined ? { executable } : {}), ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
+    realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir} (${executable !== undefined ? 'single executable, Node embedded' : 'wrapper: needs node on PATH'})\n`);
     return 0;
+  }
+  if (command === 'release') {
+    const { release } = await import('./release/release-command.js');
+    return release(rest, realStdoutWrite);
   }
   if (command === 'catalog' && rest[0] === 'lock') {
     return catalogLock(rest.slice(1), realStdoutWrite);
@@ -135,6 +161,54 @@ async function writeDocs(args: readonly string[], out: (s: string) => void): Pro
     process.stderr.write(`docs failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return 1;
   }
+}
+
+/** The commands for people and the flags each takes (a flag followed by a value ends in '='). */
+const COMMANDS: Record<string, readonly string[]> = {
+  install: ['--mirror=', '--wrapper'],
+  release: ['--out=', '--platform='],
+  'catalog lock': ['--endpoint=', '--space=', '--out=', '--package='],
+  cdktf: ['--catalog=', '--out='],
+  docs: ['--catalog=', '--out='],
+  version: [],
+};
+
+/**
+ * `<command> --help` prints the usage and exits 0; an unknown flag is an error (exit 2), so
+ * a mistyped flag in a script or a doc fails instead of doing the default silently.
+ */
+function checkCommandLine(argv: readonly string[]): { code: number; text: string } | undefined {
+  const name = argv[0] === 'catalog' && argv[1] === 'lock' ? 'catalog lock' : argv[0];
+  if (name === undefined || !(name in COMMANDS)) return undefined;
+  const args = argv.slice(name.split(' ').length);
+  const known = COMMANDS[name]!;
+  if (args.includes('--help') || args.includes('-h')) return { code: 0, text: commandUsage(name) };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('-')) return { code: 2, text: `${name}: unexpected argument ${JSON.stringify(a)}\n\n${commandUsage(name)}` };
+    const bare = a.split('=')[0]!;
+    if (known.includes(bare)) continue;
+    if (!known.includes(`${bare}=`)) return { code: 2, text: `${name}: unknown flag ${bare}\n\n${commandUsage(name)}` };
+    if (!a.includes('=')) i++; // its value
+  }
+  return undefined;
+}
+
+function commandUsage(name: string): string {
+  // The command's own paragraph of USAGE: its line and the indented lines below it.
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`  ${name} `) || l === `  ${name}` || l.startsWith(`  ${name}\t`));
+  const out = [`usage: terraform-provider-takoform ${lines[start]!.trim()}`];
+  for (const l of lines.slice(start + 1)) {
+    if (!/^\s{20,}/.test(l)) break;
+    out.push(l);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** True inside the single executable (Node embedded), where argv[1] is the executable itself. */
+function runningAsSingleExecutable(): boolean {
+  return isSea();
 }
 
 function flags(args: readonly string[], name: string): string[] {

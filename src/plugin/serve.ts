@@ -14,6 +14,13 @@ import type { Logger } from './logging.js';
 import { TakoformProvider } from './provider/provider.js';
 
 export async function servePlugin(logger: Logger, writeHandshake: (line: string) => void): Promise<void> {
+  // If the host dies without Shutdown (G12), do not linger holding its pipes — watched from
+  // the first moment, since start-up (catalog, certificate) can take a while on a busy machine.
+  const parent = process.ppid;
+  let onParentGone: () => void = () => process.exit(0);
+  setInterval(() => {
+    if (process.ppid !== parent) onParentGone();
+  }, 500).unref();
   // A broken catalog must not stop the process before the handshake: core would only say
   // "Failed to read any lines from plugin's stdout" and hide our stderr. Serve, and report
   // the problem as a diagnostic on the first schema request instead.
@@ -42,6 +49,8 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
     setTimeout(() => process.exit(code), 500).unref();
   };
 
+  onParentGone = () => exit(0);
+
   server = createPluginServer(
     createProviderHandlers(provider, () => logger.info('StopProvider received')),
     { onShutdown: () => { provider.closedByCore(); server?.forceShutdown(); exit(0); } },
@@ -65,11 +74,6 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   logger.debug('plugin serving', { network: listen.network, address: listen.address, tls: !!certDer });
 
   process.on('SIGTERM', () => exit(0));
-  // If the host dies without Shutdown (G12), do not linger holding its pipes.
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) exit(0);
-  }, 500).unref();
 }
 
 /**

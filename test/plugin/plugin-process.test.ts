@@ -26,7 +26,7 @@ afterEach(() => {
 describe('the installed package', () => {
   it('holds the wrapper, the loader, the bundle and a V8 code cache that this Node accepts', () => {
     const mirror = mkdtempSync(path.join(tmpdir(), 'mirror-'));
-    const out = spawnSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', mirror], { encoding: 'utf8' });
+    const out = spawnSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--wrapper', '--mirror', mirror], { encoding: 'utf8' });
     expect(out.status, out.stderr).toBe(0);
     const dir = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`);
     expect(readdirSync(dir).sort()).toEqual(['provider-main.cache', 'provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0']);

@@ -54,6 +54,7 @@ import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, SHARED_DATA } from '../support/paths.js';
+import { resourceNameProblem } from '../../src/common/grammar.js';
 import { isServiceError, startPluginClient, type PluginClient } from '../support/plugin-client.js';
 import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
 import { count, emptyReport, type ReliabilityReport, type ScenarioOptions } from './report.js';
@@ -754,8 +755,15 @@ async function genericRoute(ctx: Context, form: FormData, spec: JsonObject, host
   if (!v.ok) return [`ValidateResourceConfig(${GENERIC_TYPE_NAME}) got no answer: ${v.why}`];
   problems.push(...diagnosticProblems(v.value.diagnostics, GENERIC_TYPE).map((p) => `${GENERIC_TYPE_NAME}: ${p}`));
   const refused = errors(v.value.diagnostics);
-  if (hostVerdict.length > 0 && refused.length === 0) problems.push(`${GENERIC_TYPE_NAME} accepted a spec the Host's schema refuses (${hostVerdict.slice(0, 3).join('; ')})`);
-  if (hostVerdict.length === 0 && refused.length > 0) problems.push(`${GENERIC_TYPE_NAME} refused a spec the Host's schema accepts: ${refused.map(oneLine).join('; ')}`);
+  // The name is judged by the Host's name grammar, the spec by the Host's schema: each
+  // refusal must match its own verdict.
+  const nameRefusals = refused.filter((d) => d.summary === 'Invalid resource name');
+  const specRefusals = refused.filter((d) => d.summary !== 'Invalid resource name');
+  const nameProblem = resourceNameProblem(`g${name}`);
+  if (nameProblem && nameRefusals.length === 0) problems.push(`${GENERIC_TYPE_NAME} accepted the name "g${name}", which the Host refuses (${nameProblem})`);
+  if (!nameProblem && nameRefusals.length > 0) problems.push(`${GENERIC_TYPE_NAME} refused the name "g${name}", which the Host accepts: ${nameRefusals.map(oneLine).join('; ')}`);
+  if (hostVerdict.length > 0 && specRefusals.length === 0) problems.push(`${GENERIC_TYPE_NAME} accepted a spec the Host's schema refuses (${hostVerdict.slice(0, 3).join('; ')})`);
+  if (hostVerdict.length === 0 && specRefusals.length > 0) problems.push(`${GENERIC_TYPE_NAME} refused a spec the Host's schema accepts: ${specRefusals.map(oneLine).join('; ')}`);
   if (refused.length > 0 || !form.onHost) return problems;
   const computedOnly = new Set(['spec_json', 'id', 'uid', 'generation', 'revision', 'conditions', 'ready', 'outputs_json', 'pending_operation']);
   const proposed = objectValue(Object.entries(config).map(([k, val]): [string, TfValue] => [k, computedOnly.has(k) || (k === 'space' && val === null) ? UNKNOWN : val]));

@@ -30,7 +30,9 @@ export function createWorkspace(example: string | Record<string, string>, host: 
   requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
   const base = mkdtempSync(path.join(tmpdir(), 'takoform-e2e-'));
   const mirror = path.join(base, 'mirror');
-  execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', mirror], { stdio: 'pipe' });
+  // The wrapper form: the suites share one Node and need no 100 MB copy per workspace; the
+  // single executable has its own suites (self-contained.test.ts, release-mirror.test.ts).
+  execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--wrapper', '--mirror', mirror], { stdio: 'pipe' });
   const dir = path.join(base, 'work');
   if (typeof example === 'string') cpSync(example, dir, { recursive: true });
   else {

@@ -27,6 +27,8 @@ export interface CatalogForm {
   readonly role?: string;
   /** Schema of `status.outputs`, from the Form package; gives typed `outputs`. */
   readonly outputSchema?: JsonObject;
+  /** The Form's constraints (orderedPair, sum, claim, exclusive, …), from the Form package; for the docs. */
+  readonly constraints?: readonly JsonObject[];
   /** Where role/immutableFields/outputSchema came from: a verified package, or nowhere. */
   readonly packageVerified?: boolean;
   readonly desiredSchema: JsonObject;
@@ -97,6 +99,7 @@ export function parseCatalog(bytes: Uint8Array | string, where: string): Catalog
       immutableFields: Array.isArray(e.immutableFields) ? (e.immutableFields as string[]) : [],
       ...(typeof e.role === 'string' ? { role: e.role } : {}),
       ...(typeof e.outputSchema === 'object' && e.outputSchema !== null ? { outputSchema: e.outputSchema as JsonObject } : {}),
+      ...(Array.isArray(e.constraints) && e.constraints.length > 0 ? { constraints: e.constraints as JsonObject[] } : {}),
       ...(e.packageVerified === true ? { packageVerified: true } : {}),
       desiredSchema: e.desiredSchema as JsonObject,
     };

@@ -16,6 +16,8 @@ export interface FormPackage {
   readonly immutableFields: readonly string[];
   readonly lifecycleCapabilities: readonly string[];
   readonly outputSchema?: JsonObject;
+  /** The Definition's `constraints` (orderedPair, sum, claim, exclusive, …), as written. */
+  readonly constraints: readonly JsonObject[];
   readonly desiredSchema: JsonObject;
 }
 
@@ -53,6 +55,7 @@ export function readFormPackage(dir: string): FormPackage {
     immutableFields: Array.isArray(definition.immutableFields) ? (definition.immutableFields as string[]) : [],
     lifecycleCapabilities: Array.isArray(definition.lifecycleCapabilities) ? (definition.lifecycleCapabilities as string[]) : [],
     ...(typeof definition.outputSchema === 'object' && definition.outputSchema !== null ? { outputSchema: definition.outputSchema as JsonObject } : {}),
+    constraints: Array.isArray(definition.constraints) ? (definition.constraints as JsonObject[]) : [],
     desiredSchema: definition.desiredSchema as JsonObject,
   };
 }

@@ -47,6 +47,7 @@ export async function lockCatalog(options: LockOptions): Promise<Catalog> {
         immutableFields: pkg ? [...pkg.immutableFields] : [],
         ...(pkg?.role ? { role: pkg.role } : {}),
         ...(pkg?.outputSchema ? { outputSchema: pkg.outputSchema } : {}),
+        ...(pkg && pkg.constraints.length > 0 ? { constraints: [...pkg.constraints] } : {}),
         ...(pkg ? { packageVerified: true } : {}),
         desiredSchema: def.desiredSchema,
       });

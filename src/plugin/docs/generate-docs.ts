@@ -9,6 +9,7 @@ import { GENERIC_SCHEMA, GENERIC_TYPE_NAME } from '../resource/generic-resource.
 import { PROVIDER_SOURCE } from '../install.js';
 import type { FieldMapping } from '../schema/form-mapping.js';
 import { defaultTypeName } from '../schema/names.js';
+import { exampleConfig } from './example-config.js';
 import type { TfAttribute, TfBlock } from '../schema/tf-schema.js';
 import type { TfType } from '../values/tf-type.js';
 
@@ -21,8 +22,8 @@ export interface DocPage {
 export function generateDocs(catalog: Catalog, catalogName: string): DocPage[] {
   const types = catalog.forms.map((f) => new FormResourceType(f)).sort((a, b) => (a.typeName < b.typeName ? -1 : 1));
   const pages: DocPage[] = [{ path: 'index.md', content: indexPage(types, catalogName) }];
-  for (const rt of types) pages.push({ path: `resources/${short(rt.typeName)}.md`, content: resourcePage(rt) });
-  pages.push({ path: `resources/${short(GENERIC_TYPE_NAME)}.md`, content: genericPage() });
+  for (const rt of types) pages.push({ path: `resources/${short(rt.typeName)}.md`, content: resourcePage(rt, catalog) });
+  pages.push({ path: `resources/${short(GENERIC_TYPE_NAME)}.md`, content: genericPage(catalog) });
   for (const ds of DATA_SOURCES) pages.push({ path: `data-sources/${short(ds.typeName)}.md`, content: schemaPage(`${ds.typeName} (Data Source)`, ds.schema.block.description ?? '', ds.schema.block, `data "${ds.typeName}" "example" {\n${requiredLines(ds.schema.block)}}\n`) });
   return pages;
 }
@@ -58,9 +59,13 @@ provider "takoform" {
 
 ## Installation
 
-\`terraform-provider-takoform install\` places the provider in \`~/.terraform.d/plugins\` (or
-\`--mirror DIR\`), where a plain \`tofu init\` / \`terraform init\` finds it; \`tofu providers lock
--fs-mirror=DIR ${PROVIDER_SOURCE}\` records its checksum in \`.terraform.lock.hcl\`.
+From a release: serve its network mirror tree (\`release/mirror/\`) and name it in a
+\`network_mirror\` block of the CLI configuration, or unpack the platform's zip
+(\`terraform-provider-takoform_<version>_<os>_<arch>.zip\`) into a filesystem mirror. The
+\`linux_amd64\` zip holds a single executable with Node embedded; other platforms hold a wrapper
+that needs Node.js ≥ 20.18.1 on the PATH. From the npm package, \`terraform-provider-takoform
+install\` places the provider in \`~/.terraform.d/plugins\` (or \`--mirror DIR\`), where a plain
+\`tofu init\` / \`terraform init\` finds it.
 
 ## Authentication
 
@@ -84,10 +89,20 @@ ${types.map((t) => `* [\`${t.typeName}\`](resources/${short(t.typeName)}.md) —
 `;
 }
 
-function resourcePage(rt: FormResourceType): string {
+function resourcePage(rt: FormResourceType, catalog: Catalog): string {
   const ref = rt.form.formRef;
-  const example = `resource "${rt.typeName}" "example" {\n${requiredLines(rt.schema.block, rt.fields)}}\n`;
-  return schemaPage(rt.typeName, `${rt.form.title}.\n\nForm \`${ref.apiVersion}/${ref.kind}\`, definition version \`${ref.definitionVersion}\`, schema digest \`${ref.schemaDigest}\`${rt.form.role ? `, role \`${rt.form.role}\`` : ''}.${rt.form.description ? `\n\n${rt.form.description}` : ''}`, rt.schema.block, example) +
+  const example = exampleConfig(catalog, rt.form);
+  const rules = constraintSentences(rt);
+  const replace = replacementSentence(rt);
+  return schemaPage(rt.typeName, `${rt.form.title}.\n\nForm \`${ref.apiVersion}/${ref.kind}\`, definition version \`${ref.definitionVersion}\`, schema digest \`${ref.schemaDigest}\`${rt.form.role ? `, role \`${rt.form.role}\`` : ''}.${rt.form.description ? `\n\n${rt.form.description}` : ''}`, rt.schema.block, example, rt) +
+    `## Constraints
+
+${rules.length ? rules.map((r) => `* ${r}`).join('\n') : '* None besides the schema above.'}
+
+## Replacement
+
+${replace}
+` +
     `
 ## Import
 
@@ -106,12 +121,14 @@ import {
 `;
 }
 
-function genericPage(): string {
+function genericPage(catalog: Catalog): string {
+  // A real Form of the catalog when it has the RangeSequence fixture, so the example plans.
+  const rs = catalog.forms.find((f) => f.formRef.kind === 'RangeSequence')?.formRef;
   return schemaPage(GENERIC_TYPE_NAME, GENERIC_SCHEMA.block.description ?? '', GENERIC_SCHEMA.block, `resource "${GENERIC_TYPE_NAME}" "example" {
-  api_version        = "resources.publisher.example"
-  kind               = "RangeSequence"
-  definition_version = "0.1.0"
-  schema_digest      = "sha256:..."
+  api_version        = "${rs?.apiVersion ?? 'resources.publisher.example'}"
+  kind               = "${rs?.kind ?? 'RangeSequence'}"
+  definition_version = "${rs?.definitionVersion ?? '0.1.0'}"
+  schema_digest      = "${rs?.schemaDigest ?? 'sha256:DIGEST'}"
   name               = "example"
   spec               = { lower = 1, upper = 2 }
 }
@@ -124,7 +141,7 @@ tofu import ${GENERIC_TYPE_NAME}.example GROUP/KIND/DEFINITION_VERSION/SCHEMA_DI
 `;
 }
 
-function schemaPage(title: string, description: string, block: TfBlock, example: string): string {
+function schemaPage(title: string, description: string, block: TfBlock, example: string, rt?: FormResourceType): string {
   return `# ${title}
 
 ${description}
@@ -136,10 +153,63 @@ ${description}
 \`\`\`hcl
 ${example}\`\`\`
 
-${schemaBody(block)}`;
+${schemaBody(block, rt)}`;
 }
 
-function schemaBody(block: TfBlock): string {
+/** Attribute name of a JSON Pointer into the spec (`/lower` → `lower`, `/weights` → `weights`). */
+function attributeOf(rt: FormResourceType, pointer: unknown): string {
+  const top = typeof pointer === 'string' ? pointer.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
+  const field = rt.fields.find((f) => f.property === top);
+  const rest = typeof pointer === 'string' ? pointer.split('/').slice(2).join('.').replace(/\*/g, '[*]') : '';
+  return `\`${field?.attribute ?? top ?? String(pointer)}${rest ? `.${rest}` : ''}\``;
+}
+
+/** The Form's constraints in words (Host API v1 constraint kinds); the Host enforces them. */
+function constraintSentences(rt: FormResourceType): string[] {
+  const a = (p: unknown) => attributeOf(rt, p);
+  return (rt.form.constraints ?? []).map((c) => {
+    switch (c.kind) {
+      case 'orderedPair': {
+        const [x, y] = c.references as string[];
+        return `${a(x)} must not be greater than ${a(y)} (\`orderedPair\`).`;
+      }
+      case 'sum':
+        return `The \`${String(c.member)}\` of the items of ${a(c.list)} must add up to exactly ${String(c.total)} (\`sum\`).`;
+      case 'uniqueBy':
+        return `Each item of ${a(c.list)} needs a different \`${String(c.member)}\` (\`uniqueBy\`; \`1\` and \`1.0\` count as equal).`;
+      case 'claim':
+        return `The value of ${a(c.property)} can be held by one live resource only per tenant, across spaces: a second resource claiming it is refused (\`claim\`).`;
+      case 'exclusive':
+        return `At most one live resource of this Form may refer to the same ${a(c.reference)} target${c.keyedBy ? ` per ${a(c.keyedBy)}` : ''}; deleting the holder frees it (\`exclusive\`).`;
+      case 'hostAssigned':
+        return `The Host assigns the output \`${String(c.output).slice(1)}\` and keeps it for the resource's lifetime; it cannot be set (\`hostAssigned\`).`;
+      case 'acyclic':
+        return `Following ${a(c.reference)} from resource to resource must never come back to this one (\`acyclic\`).`;
+      case 'distinctPair': {
+        const [x, y] = c.references as string[];
+        return `When both are set, ${a(x)} and ${a(y)} must refer to different resources (\`distinctPair\`).`;
+      }
+      case 'uniquePair': {
+        const [x, y] = c.references as string[];
+        return `The ordered pair of targets of ${a(x)} and ${a(y)} can be held by one live resource of this Form only, per tenant (\`uniquePair\`; the reverse order is another pair).`;
+      }
+      case 'sameResolvedTarget':
+        return `${a(c.anchor)} and the \`${String(c.through).slice(1)}\` of every resource named in ${a(String(c.members).replace(/\/\*$/, ''))} must all refer to the same resource (\`sameResolvedTarget\`).`;
+      default:
+        return `\`${String(c.kind)}\`: ${JSON.stringify(c)}.`;
+    }
+  });
+}
+
+function replacementSentence(rt: FormResourceType): string {
+  const canUpdate = rt.form.operations.includes('update');
+  const names = [...rt.replaceAttributes].map((n) => `\`${n}\``);
+  if (!canUpdate) return `The Form has no \`update\` operation: changing any argument (${['`name`', '`space`', ...names].join(', ')}) destroys the resource and creates a new one.`;
+  const immutable = names.length ? `; so do the Form's immutable fields: ${names.join(', ')}` : '';
+  return `Changing \`name\` or \`space\` creates a new resource${immutable}. Every other argument is updated in place.`;
+}
+
+function schemaBody(block: TfBlock, rt?: FormResourceType): string {
   const groups: [string, (a: TfAttribute) => boolean][] = [
     ['Required', (a) => !!a.required],
     ['Optional', (a) => !!a.optional],
@@ -151,7 +221,7 @@ function schemaBody(block: TfBlock): string {
     const blocks = heading === 'Optional' ? (block.blocks ?? []) : [];
     if (!attrs.length && !blocks.length) continue;
     out += `### ${heading}\n\n`;
-    for (const a of attrs) out += attributeLine(a, 0);
+    for (const a of attrs) out += attributeLine(a, 0, rt);
     for (const b of blocks) {
       out += `- \`${b.typeName}\` (Block) ${b.block.description ?? ''}\n`;
       for (const a of b.block.attributes) out += attributeLine(a, 1);
@@ -161,12 +231,30 @@ function schemaBody(block: TfBlock): string {
   return out;
 }
 
-function attributeLine(a: TfAttribute, depth: number): string {
+function attributeLine(a: TfAttribute, depth: number, rt?: FormResourceType): string {
   const flag = a.required ? 'Required' : a.optional && a.computed ? 'Optional, Computed' : a.optional ? 'Optional' : 'Computed';
   const kind = a.nested ? `Nested ${a.nested.nesting === 'SINGLE' ? 'Object' : `${titleCase(a.nested.nesting)} of Objects`}` : typeName(a.type!);
-  let line = `${'  '.repeat(depth)}- \`${a.name}\` (${kind}, ${flag}${a.sensitive ? ', Sensitive' : ''})${a.description ? ` ${a.description.replace(/\n+/g, ' ')}` : ''}\n`;
+  const extra = rt && depth === 0 ? attributeRules(rt, a.name) : '';
+  let line = `${'  '.repeat(depth)}- \`${a.name}\` (${kind}, ${flag}${a.sensitive ? ', Sensitive' : ''})${a.description ? ` ${a.description.replace(/\n+/g, ' ')}` : ''}${extra}\n`;
   if (a.nested) for (const n of a.nested.attributes) line += attributeLine(n, depth + 1);
   return line;
+}
+
+/** Item counts of a list (minItems/maxItems, as the schema states them) and whether changing it replaces. */
+function attributeRules(rt: FormResourceType, attribute: string): string {
+  const field = rt.fields.find((f) => f.attribute === attribute);
+  if (!field) return '';
+  const schema = ((rt.form.desiredSchema.properties ?? {}) as Record<string, Record<string, unknown>>)[field.property] ?? {};
+  const parts: string[] = [];
+  const min = typeof schema.minItems === 'number' ? schema.minItems : undefined;
+  const max = typeof schema.maxItems === 'number' ? schema.maxItems : undefined;
+  if (schema.type === 'array' && (min !== undefined || max !== undefined)) {
+    const d = field.description ?? '';
+    if (min !== undefined && !d.includes(`At least ${min}`)) parts.push(`At least ${min} item${min === 1 ? '' : 's'}.`);
+    if (max !== undefined && !d.includes(`At most ${max}`)) parts.push(`At most ${max} items.`);
+  }
+  if (rt.replaceAttributes.has(attribute)) parts.push('Changing it creates a new resource.');
+  return parts.length ? ` ${parts.join(' ')}` : '';
 }
 
 function titleCase(s: string): string {

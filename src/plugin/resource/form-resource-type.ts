@@ -9,7 +9,7 @@ import type { CatalogForm } from '../catalog/catalog-file.js';
 import { errorDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { pointerToPath } from '../diag/host-diagnostics.js';
 import { ConfigValidator } from '../schema/config-validation.js';
-import { computedAttribute, fieldAttribute, fromSpec, mapDesiredSchema, mapOutputSchema, toSpec, type FieldMapping, type ValueMapping } from '../schema/form-mapping.js';
+import { computedAttribute, fieldAttribute, fromSpec, keepDynamicValues, mapDesiredSchema, mapOutputSchema, toSpec, type FieldMapping, type ValueMapping } from '../schema/form-mapping.js';
 import { topLevelAttributeName } from '../schema/names.js';
 import { impliedType, type TfSchema } from '../schema/tf-schema.js';
 import { T, type TfType } from '../values/tf-type.js';
@@ -140,7 +140,9 @@ export class FormResourceType implements ResourceKind {
       for (const f of this.fields) if (f.hostFilled && (config[f.attribute] ?? null) === null) planned[f.attribute] = UNKNOWN;
       return;
     }
-    Object.assign(planned, this.desiredValues(spec));
+    // What the Host will store, with free-form (dynamic) values kept as written where they
+    // mean the same JSON (core requires planned == configured for those).
+    Object.assign(planned, keepDynamicValues(this.fields, this.desiredValues(spec), config));
   }
 
   pendingValue(attribute: string, prior: TfObject | null): TfValue {
@@ -148,7 +150,7 @@ export class FormResourceType implements ResourceKind {
     return v === undefined || isUnknown(v) ? null : v; // `outputs`
   }
 
-  stateFromResource(resource: ResourceResponse): TfObject {
+  stateFromResource(resource: ResourceResponse, carry: TfObject | null): TfObject {
     const envelope = envelopeValues(resource);
     const ref = resource.form.formRef;
     return objectValue([
@@ -159,12 +161,12 @@ export class FormResourceType implements ResourceKind {
       ['form_ref', objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]])],
       ...envelope.observed,
       ...(this.outputFields ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const] : []),
-      ...Object.entries(this.desiredValues(resource.spec)),
+      ...Object.entries(keepDynamicValues(this.fields, this.desiredValues(resource.spec), carry)),
     ]);
   }
 
   stateFromPrior(prior: TfObject, planned: TfObject): TfObject {
-    return withTimeouts(prior, planned.timeouts);
+    return withTimeouts(objectValue(Object.entries(keepDynamicValues(this.fields, { ...prior }, planned))), planned.timeouts);
   }
 
   privateFor(): ResourcePrivate {

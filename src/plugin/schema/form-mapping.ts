@@ -2,7 +2,10 @@
 // move between the two worlds. Closed objects become nested attributes, typed maps become
 // maps, arrays become lists (order must survive a round trip, so never sets), scalars map
 // one to one, and anything this mapper cannot type precisely becomes `dynamic` rather than
-// a failure. A property with a `default` (or a `const`) is optional+computed: when the user
+// a failure. A Terraform list or map has ONE element type, so a collection whose elements
+// may differ in type (free-form values, oneOf/anyOf, untyped, or anything holding those)
+// becomes one `dynamic` value as a whole: a map(dynamic) would have core convert
+// `{ PORT = 8080, DEBUG = true }` to strings without a word. A property with a `default` (or a `const`) is optional+computed: when the user
 // leaves it out, the planned value comes from the Host's materialized prepare echo.
 import type { JsonObject, JsonValue } from '../../host-client/wire-types.js';
 import { TfNumber } from '../values/tf-number.js';
@@ -89,20 +92,72 @@ export function mapValue(schema: JsonSchema): ValueMapping {
       return { kind: 'number', integer: false };
     case 'array': {
       if (!isRecord(schema.items)) return { kind: 'dynamic' };
-      return { kind: 'list', element: mapValue(schema.items as JsonSchema) };
+      const element = mapValue(schema.items as JsonSchema);
+      return containsDynamic(element) ? { kind: 'dynamic' } : { kind: 'list', element };
     }
     case 'object': {
       if (isRecord(schema.properties) && schema.additionalProperties === false) {
         return { kind: 'object', fields: mapProperties(schema, snakeCase) };
       }
       if (isRecord(schema.additionalProperties) && !isRecord(schema.properties)) {
-        return { kind: 'map', element: mapValue(schema.additionalProperties as JsonSchema) };
+        const element = mapValue(schema.additionalProperties as JsonSchema);
+        return containsDynamic(element) ? { kind: 'dynamic' } : { kind: 'map', element };
       }
       return { kind: 'dynamic' };
     }
     default:
       return { kind: 'dynamic' };
   }
+}
+
+/** True when a value of this mapping can hold values of different types (a `dynamic` part). */
+export function containsDynamic(m: ValueMapping): boolean {
+  switch (m.kind) {
+    case 'dynamic':
+      return true;
+    case 'list':
+    case 'map':
+      return containsDynamic(m.element);
+    case 'object':
+      return m.fields.some((f) => containsDynamic(f.mapping));
+    default:
+      return false;
+  }
+}
+
+/**
+ * Values of `dynamic` parts as the configuration (or state) already holds them, where they
+ * mean the same JSON as the fresh ones. Core compares planned with configured values, and
+ * applied with planned ones, by type as well as by value: `tomap({a = 1})` and `{ a = 1 }`
+ * are the same JSON but not the same Terraform value, so the one core already has is kept.
+ */
+export function keepDynamicValues(fields: readonly FieldMapping[], fresh: Record<string, TfValue>, had: { readonly [attr: string]: TfValue } | null): Record<string, TfValue> {
+  if (!had) return fresh;
+  for (const f of fields) {
+    const before = had[f.attribute];
+    const now = fresh[f.attribute];
+    if (before === undefined || before === null || now === undefined || now === null || before instanceof Unknown) continue;
+    if (f.mapping.kind === 'dynamic') {
+      if (sameJson(before, now)) fresh[f.attribute] = before;
+    } else if (f.mapping.kind === 'object' && isObjectValue(before) && isObjectValue(now)) {
+      fresh[f.attribute] = objectValue(Object.entries(keepDynamicValues(f.mapping.fields, { ...now }, before)));
+    }
+  }
+  return fresh;
+}
+
+function sameJson(a: TfValue, b: TfValue): boolean {
+  try {
+    return JSON.stringify(canonicalOrder(dynamicToJson(a))) === JSON.stringify(canonicalOrder(dynamicToJson(b)));
+  } catch {
+    return false; // not known or not sendable: not the same
+  }
+}
+
+function canonicalOrder(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(canonicalOrder);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonicalOrder((v as JsonObject)[k]!)]));
+  return v;
 }
 
 /**

@@ -7,12 +7,28 @@
 export const ENVELOPE_ATTRIBUTES = ['id', 'name', 'space', 'uid', 'generation', 'revision', 'form_ref', 'conditions', 'ready', 'outputs_json', 'timeouts'] as const;
 export const TERRAFORM_RESERVED = ['count', 'for_each', 'provider', 'depends_on', 'lifecycle', 'connection', 'provisioner'] as const;
 
+/**
+ * Mixed-case words that are one word, not an acronym followed by another word: without them
+ * `SQLiteDatabase` would split as `sq_lite_database`. Matched case-sensitively at word
+ * starts; longer words first (`PostgreSQL` before `SQL`-ending ones).
+ */
+const COMPOUND_WORDS = ['PostgreSQL', 'GraphQL', 'MongoDB', 'DynamoDB', 'MySQL', 'NoSQL', 'SQLite', 'OAuth', 'GitHub', 'GitLab', 'IPv4', 'IPv6', 'WebSocket', 'JavaScript', 'TypeScript', 'macOS', 'iOS'];
+const COMPOUND = new RegExp(`(${COMPOUND_WORDS.join('|')})(?=[A-Z0-9_]|$)`, 'g');
+
+/**
+ * snake_case of a JSON property or Form kind, acronym-aware: `externalServices` →
+ * `external_services`, `HTTPRoute` → `http_route`, `SQLiteDatabase` → `sqlite_database`,
+ * `IPv6Range` → `ipv6_range`.
+ */
 export function snakeCase(name: string): string {
-  let out = name
+  // Compound words become one capitalized token first, so the splitting below keeps them whole.
+  const prepared = name.replace(COMPOUND, (word, _w, offset: number) => `${offset > 0 ? '_' : ''}${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()}`);
+  let out = prepared
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .toLowerCase()
-    .replace(/[^a-z0-9_]/g, '_');
+    .replace(/[^a-z0-9_]/g, '_')
+    .replace(/__+/g, '_');
   if (!/^[a-z_]/.test(out)) out = `_${out}`;
   return out;
 }

@@ -10,7 +10,7 @@ import { SpecConversionError } from '../../schema/form-mapping.js';
 import { isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../../values/tf-value.js';
 import { COMPUTED_ON_CHANGE, COMPUTED_ON_CREATE } from '../envelope.js';
 import type { ResourceKind } from '../resource-kind.js';
-import { diagnosticContext, sameValue, withTimeouts } from './common.js';
+import { diagnosticContext, sameValue } from './common.js';
 import type { HostAccess } from './host-access.js';
 import type { ResourcePrivate } from './resource-private.js';
 
@@ -74,7 +74,7 @@ export async function planChange(
     collectReplace(withLocal);
     // Nothing to do: the configuration still means the state we have. No Host call.
     if (requiresReplace.length === 0 && kind.unchanged(prior, config, local, priorPrivate)) {
-      return { planned: withTimeouts(prior, proposed.timeouts), requiresReplace: [], private: priorPrivate, diagnostics: [] };
+      return { planned: kind.stateFromPrior(prior, proposed), requiresReplace: [], private: priorPrivate, diagnostics: [] };
     }
     if (requiresReplace.length > 0) {
       // A replacement: the new object is prepared when core plans it (prior = null).
@@ -120,7 +120,7 @@ export async function planChange(
     return fail(hostFailureDiagnostic('prepare', e, diagnosticContext(kind, formRef, name, space, prior)));
   }
   if (prior && canonicalJson(prepared.spec) === canonicalJson(kind.hostSpecOf(prior)) && kind.unchanged(prior, config, prepared.spec, priorPrivate)) {
-    return { planned: withTimeouts(prior, proposed.timeouts), requiresReplace: [], private: priorPrivate, diagnostics: [] };
+    return { planned: kind.stateFromPrior(prior, proposed), requiresReplace: [], private: priorPrivate, diagnostics: [] };
   }
   markComputedUnknown(kind, planned, !prior);
   kind.completePlanned(planned, prepared.spec, config, 'host');

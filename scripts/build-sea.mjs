@@ -1,0 +1,69 @@
+// Builds the provider as a single executable with Node embedded (Node's single-executable
+// applications), for the platform this Node runs on:
+//   dist/sea/<os>_<arch>/terraform-provider-takoform
+// so that tofu/terraform can start it on a machine without Node. Run after scripts/build.mjs
+// (`npm run build` does both). The blob is made by this Node (`--experimental-sea-config`)
+// and injected with postject into a copy of this same Node binary, which carries the fuse.
+//
+// useCodeCache: V8's code cache of the entry script goes into the blob, so each launch skips
+// compiling the 1.2 MB bundle (measured in `npm run bench`: see docs/performance.md). The
+// start-up snapshot (useSnapshot) is not used: on Node 20 `http2`, which serving needs, cannot
+// be loaded in the snapshot builder (docs/design.md).
+//
+// Platforms other than the one building keep the wrapper: a SEA must be made from a node
+// binary of the target platform, and none can be downloaded here.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const arch = process.arch === 'x64' ? 'amd64' : process.arch === 'ia32' ? '386' : process.arch;
+const platform = `${process.platform}_${arch}`;
+const main = path.join(root, 'dist/provider/provider-main.cjs');
+// --out FILE and --no-code-cache are for `npm run bench`, which compares both variants.
+const outArg = process.argv.indexOf('--out');
+const target = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'dist/sea', platform, 'terraform-provider-takoform');
+const outDir = path.dirname(target);
+const work = path.join(root, 'dist/sea', `.work-${process.pid}`);
+
+if (process.platform === 'win32') {
+  console.error('build-sea: not built on Windows by this script (the executable would need an .exe name and signing)');
+  process.exit(0);
+}
+if (!existsSync(main)) throw new Error(`${main} is missing: run scripts/build.mjs first`);
+if (!readFileSync(process.execPath).includes(FUSE)) {
+  throw new Error(`${process.execPath} has no single-executable fuse (${FUSE}); use an official Node build`);
+}
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+mkdirSync(outDir, { recursive: true });
+const blob = path.join(work, 'provider.blob');
+const config = path.join(work, 'sea-config.json');
+const useCodeCache = !process.argv.includes('--no-code-cache');
+writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache }));
+run(process.execPath, ['--experimental-sea-config', config]);
+
+const tmp = path.join(work, 'terraform-provider-takoform');
+copyFileSync(process.execPath, tmp);
+chmodSync(tmp, 0o755);
+// postject's CLI is the documented way to inject; run it with this Node so no PATH is needed.
+const postject = path.join(path.dirname(createRequire(import.meta.url).resolve('postject/package.json')), 'dist/cli.js');
+run(process.execPath, [postject, tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE, ...(process.platform === 'darwin' ? ['--macho-segment-name', 'NODE_SEA'] : [])]);
+rmSync(target, { force: true });
+copyFileSync(tmp, target);
+chmodSync(target, 0o755);
+rmSync(work, { recursive: true, force: true });
+
+// A smoke check: the executable must answer by itself (no node on PATH needed).
+const version = execFileSync(target, ['version'], { env: { PATH: '/nonexistent' } }).toString().trim();
+console.error(`build-sea: wrote ${path.relative(root, target)} (provider ${version}, Node ${process.version}, code cache ${useCodeCache ? 'on' : 'off'})`);
+
+/** Runs a step quietly (postject warns about ELF note names it cannot map, harmlessly); its output is shown only when it fails. */
+function run(command, args) {
+  const r = spawnSync(command, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`build-sea: ${path.basename(args[0] ?? command)} failed (${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+}

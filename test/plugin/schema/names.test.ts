@@ -1,0 +1,30 @@
+// Attribute and type names: snake_case that keeps acronyms and well-known compound words
+// whole, and the `spec_` prefix for names the envelope or Terraform already uses.
+import { describe, expect, it } from 'vitest';
+import { defaultTypeName, snakeCase, topLevelAttributeName } from '../../../src/plugin/schema/names.js';
+
+describe('names', () => {
+  it.each([
+    ['externalServices', 'external_services'],
+    ['HTTPRoute', 'http_route'],
+    ['URLPath', 'url_path'],
+    ['SQLiteDatabase', 'sqlite_database'],
+    ['SQLiteMigrationApplication', 'sqlite_migration_application'],
+    ['useSQLite', 'use_sqlite'],
+    ['PostgreSQLCluster', 'postgresql_cluster'],
+    ['myGraphQLAPI', 'my_graphql_api'],
+    ['IPv6Range', 'ipv6_range'],
+    ['s3Bucket', 's3_bucket'],
+    ['RangeSequence', 'range_sequence'],
+    ['a-b', 'a_b'],
+  ])('%s → %s', (input, expected) => {
+    expect(snakeCase(input)).toBe(expected);
+  });
+
+  it('names types takoform_<snake kind> and prefixes reserved attribute names', () => {
+    expect(defaultTypeName('SQLiteDatabase')).toBe('takoform_sqlite_database');
+    expect(topLevelAttributeName('name')).toBe('spec_name');
+    expect(topLevelAttributeName('count')).toBe('spec_count');
+    expect(topLevelAttributeName('externalServices')).toBe('external_services');
+  });
+});
