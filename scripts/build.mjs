@@ -3,7 +3,8 @@
 //                                  directory hashes deterministically and starts fast (nothing
 //                                  but what serving needs is evaluated at start; see main.ts)
 //   dist/provider/provider.cjs     its loader (uses a V8 code cache when present)
-//   dist/host/takoform-host.cjs    the reference Host (better-sqlite3 stays external: native)
+//   dist/host/takoform-host.cjs    the reference Host (better-sqlite3 stays external: native; so
+//                                  does pg-native, pg's optional native binding, never installed)
 // Run after scripts/gen-proto.mjs (`npm run build` does both, plus the type check).
 import { build } from 'esbuild';
 import { chmodSync, copyFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ await build({
   ...common,
   entryPoints: [path.join(root, 'src/host/bin.ts')],
   outfile: path.join(root, 'dist/host/takoform-host.cjs'),
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', 'pg-native'],
   banner: { js: '#!/usr/bin/env node' },
 });
 chmodSync(path.join(root, 'dist/host/takoform-host.cjs'), 0o755);

@@ -26,18 +26,36 @@ export function decodeUtf8Strict(bytes: Uint8Array): string {
   }
 }
 
-/** Parses `input` as one I-JSON document or throws IJsonError saying what is wrong. */
-export function parseIJson(input: string | Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown {
+/**
+ * Parses `input` as one I-JSON document or throws IJsonError saying what is wrong. `maxValues`
+ * bounds the JSON values (objects, arrays, strings, numbers, literals) the document may hold; the
+ * scan stops at the first value over it, so a refused document costs no more than an allowed one.
+ */
+export function parseIJson(input: string | Uint8Array, maxDepth = MAX_JSON_DEPTH, maxValues = Number.POSITIVE_INFINITY): unknown {
   const text = typeof input === 'string' ? input : decodeUtf8Strict(input);
-  new Validator(text, maxDepth).document();
+  new Validator(text, maxDepth, maxValues).document();
   return JSON.parse(text) as unknown;
 }
 
+/** Thrown (as an IJsonError) when a document holds more values than allowed. */
+export class IJsonTooManyValues extends IJsonError {
+  constructor(
+    readonly limit: number,
+    offset: number,
+  ) {
+    super(`more than ${limit} JSON values`, offset);
+  }
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
 class Validator {
   private pos = 0;
+  private values = 0;
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
+    private readonly maxValues: number,
   ) {}
 
   document(): void {
@@ -61,6 +79,8 @@ class Validator {
   }
 
   private value(depth: number): void {
+    this.values += 1;
+    if (this.values > this.maxValues) throw new IJsonTooManyValues(this.maxValues, this.pos);
     const c = this.text[this.pos];
     if (c === '{') return this.object(depth + 1);
     if (c === '[') return this.array(depth + 1);
@@ -184,8 +204,9 @@ class Validator {
   }
 
   private number(): void {
-    const rest = this.text.slice(this.pos);
-    const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(rest);
+    // Sticky, on the whole text: no copy of the rest of the document per number.
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.text);
     if (!m) this.fail('invalid number');
     const n = Number(m[0]);
     if (!Number.isFinite(n)) this.fail(`number ${m[0]} is not a finite binary64 value`);

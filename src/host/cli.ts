@@ -7,15 +7,17 @@ import { parseTokensFile } from './auth.js';
 import { FormPackageRefusals } from './packages.js';
 import { startHost, type RunningHost } from './server.js';
 
-const USAGE = `Usage: takoform-host serve --listen HOST:PORT --db PATH --packages DIR [--packages DIR ...]
+const USAGE = `Usage: takoform-host serve --listen HOST:PORT --db PATH|URL --packages DIR [--packages DIR ...]
                           --tokens FILE [--standard-service PROTOCOL ...] [--tls-cert FILE --tls-key FILE]
-                          [--async-form KIND ...] [--operation-pending-polls N] [--enable-test-switches]
+                          [--async-form KIND ...] [--operation-pending-polls N] [--operation-lease-ms N]
+                          [--max-json-values N] [--enable-test-switches]
 
 Serves Takoform Host API v1 (forms.takoform.com/v1): plain HTTP on a loopback address, or HTTPS
 (any address) with --tls-cert and --tls-key.
 
   --listen HOST:PORT            loopback address to listen on (port 0 = any free port); default 127.0.0.1:0
-  --db PATH                     SQLite database file (created if missing), or :memory:
+  --db PATH|URL                  SQLite database file (created if missing), or :memory:; or a
+                                postgres://USER@HOST:PORT/DB URL (several Host processes may share it)
   --packages DIR                a Form package directory, or a folder of package directories (repeatable)
   --tokens FILE                 JSON file {"tokens":[{"token":"...","tenant":"...","principal":"..."}]}
   --standard-service PROTOCOL   a standard-service protocol this Host satisfies (repeatable)
@@ -24,6 +26,10 @@ Serves Takoform Host API v1 (forms.takoform.com/v1): plain HTTP on a loopback ad
   --async-form KIND             answer every mutation of this Form kind (KIND or GROUP/KIND) with
                                 202 + Operation (repeatable)
   --operation-pending-polls N   polls an Operation answers "pending" before it commits (default 1)
+  --operation-lease-ms N        how long this process's claim on an Operation lasts unrenewed; another
+                                process takes a dead holder's Operations over after it (default 5000)
+  --max-json-values N           the most JSON values one request body may hold (default 100000); a
+                                bigger body is refused with invalid_argument before it is validated
   --enable-test-switches        honour the Takoform-Test-Fault / Takoform-Test-Async headers and the
                                 /_takoform-test/v1 admin routes (never in production)
   -h, --help                    print this help
@@ -62,6 +68,16 @@ export async function main(argv: string[]): Promise<number> {
     return usageError('--operation-pending-polls must be an integer 0..1000');
   }
 
+  const leaseMs = values['operation-lease-ms'] === undefined ? 5000 : Number(values['operation-lease-ms']);
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 100 || leaseMs > 600_000) {
+    return usageError('--operation-lease-ms must be an integer 100..600000');
+  }
+
+  const maxJsonValues = values['max-json-values'] === undefined ? undefined : Number(values['max-json-values']);
+  if (maxJsonValues !== undefined && (!Number.isSafeInteger(maxJsonValues) || maxJsonValues < 1000)) {
+    return usageError('--max-json-values must be an integer of at least 1000');
+  }
+
   const log = batchedLog((text) => process.stderr.write(text));
   let host: RunningHost;
   try {
@@ -77,6 +93,8 @@ export async function main(argv: string[]): Promise<number> {
           : { cert: readFileSync(values['tls-cert']), key: readFileSync(values['tls-key']) },
       asyncForms: values['async-form'] ?? [],
       operationPendingPolls: pendingPolls,
+      operationLeaseMs: leaseMs,
+      ...(maxJsonValues === undefined ? {} : { maxJsonValues }),
       enableTestSwitches: values['enable-test-switches'] === true,
       log,
     });
@@ -134,6 +152,8 @@ function parseCommandLine(argv: string[]) {
       'tls-key': { type: 'string' },
       'async-form': { type: 'string', multiple: true },
       'operation-pending-polls': { type: 'string' },
+      'operation-lease-ms': { type: 'string' },
+      'max-json-values': { type: 'string' },
       'enable-test-switches': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -2,6 +2,7 @@
 import type { TokenTable } from './auth.js';
 import type { FormCatalog } from './catalog.js';
 import type { ContractCatalog } from './contract-documents.js';
+import type { TenantGate } from './http/tenant-gate.js';
 import type { HostStore, ResourceAddress } from './store/store.js';
 
 export interface HostContext {
@@ -16,6 +17,14 @@ export interface HostContext {
   readonly asyncForms: ReadonlySet<string>;
   /** How many polls of a fresh Operation answer "pending" before its mutation commits. */
   readonly operationPendingPolls: number;
+  /** This Host process among all processes on the database: the holder name of its Operation leases. */
+  readonly instanceId: string;
+  /** How long an Operation lease lasts without renewal; a dead holder's Operations wait this long. */
+  readonly operationLeaseMs: number;
+  /** The most JSON values one request body may hold (json-body.ts says why). */
+  readonly maxJsonValues: number;
+  /** Lets each tenant have one large-body request worked on at a time (http/tenant-gate.ts). */
+  readonly largeBodies: TenantGate;
   /** Whether the Takoform-Test-* headers and the test admin routes are honoured (--enable-test-switches). */
   readonly testSwitches: boolean;
   /** Idempotency scopes whose first request is still executing (resource_busy for a duplicate). */

@@ -65,7 +65,7 @@ export async function executeIdempotently(
       const { response, boundUid, operationId } = outcome;
       await tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid, operationId });
       return response;
-    });
+    }, { queue: scope.tenant });
   } finally {
     host.inFlight.delete(inFlightKey);
   }

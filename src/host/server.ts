@@ -14,12 +14,16 @@ import { assertCorpusDigest, corpusDigests } from './corpus-digests.js';
 import { isStandardServiceProtocol } from './grammar.js';
 import type { HostContext } from './host-context.js';
 import { createRequestListener } from './http/dispatch.js';
+import { MAX_REQUEST_JSON_VALUES } from './http/json-body.js';
 import { createRequestIdSource } from './http/request-id.js';
 import { collectRefusal, FormPackageRefusals, PACKAGE_INDEX_FILE, loadFormPackages } from './packages.js';
 import { unsatisfiedContracts } from './contract-coverage.js';
 import { describeFormRef } from './form-ref.js';
+import { TenantGate } from './http/tenant-gate.js';
 import { randomUid } from './resources/counters.js';
-import { SqliteHostStore } from './store/sqlite-store.js';
+import { startOperationWorker } from './operations/operation-worker.js';
+import { advanceOperation } from './routes/operations.js';
+import { openStore } from './store/open-store.js';
 import type { ResourceAddress } from './store/store.js';
 
 export type { TokenEntry } from './auth.js';
@@ -27,7 +31,10 @@ export type { TokenEntry } from './auth.js';
 export interface HostOptions {
   /** Loopback host (127.0.0.0/8, ::1 or localhost), or any host with `tls`; port 0 picks a free one. */
   listen: { host: string; port: number };
-  /** SQLite database file, created if missing; ':memory:' for a throwaway Host. */
+  /**
+   * SQLite database file, created if missing; ':memory:' for a throwaway Host; or a
+   * postgres:// URL, which several Host processes may share.
+   */
   dbPath: string;
   /** Package directories, or folders whose subdirectories are packages. */
   packageDirs: string[];
@@ -40,6 +47,10 @@ export interface HostOptions {
   asyncForms?: string[];
   /** Polls a fresh Operation answers "pending" before it commits (default 1). */
   operationPendingPolls?: number;
+  /** The most JSON values one request body may hold (default 100000); more is invalid_argument. */
+  maxJsonValues?: number;
+  /** How long an Operation lease lasts unrenewed (default 5000 ms): a dead holder's Operations wait this long. */
+  operationLeaseMs?: number;
   /** Honour the Takoform-Test-* headers and the /_takoform-test/v1 admin routes (default false). */
   enableTestSwitches?: boolean;
   /** Operator log lines (one per request, plus internal errors). Silent when omitted. */
@@ -83,7 +94,15 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const warnings = unsatisfiedContracts(catalog, contracts, (key) => directories.get(key));
   for (const warning of warnings) options.log?.(`warning: ${warning}`);
   const tokens = new TokenTable(options.tokens);
-  const store = SqliteHostStore.open(options.dbPath);
+  const log = options.log ?? (() => {});
+  const store = await openStore(options.dbPath, log);
+  // A number no other process on this database ever gets: it names this process's Operation
+  // leases and prefixes its request ids, so both stay unique across processes and restarts.
+  const instance = await store.transaction((tx) => tx.nextSequence(HOST_INSTANCE_TENANT, 'host-instances')).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const instanceId = `host_${instance.toString(36)}`;
   const host: HostContext = {
     catalog,
     contracts,
@@ -92,13 +111,17 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     satisfiableStandardServices: new Set(satisfiable),
     asyncForms: new Set(options.asyncForms ?? []),
     operationPendingPolls: options.operationPendingPolls ?? 1,
+    instanceId,
+    maxJsonValues: options.maxJsonValues ?? MAX_REQUEST_JSON_VALUES,
+    largeBodies: new TenantGate(),
+    operationLeaseMs: options.operationLeaseMs ?? 5000,
     testSwitches: options.enableTestSwitches === true,
     inFlight: new Set(),
     mintHandle: (prefix) => `${prefix}_${randomBytes(12).toString('hex')}`,
     now: options.now ?? (() => new Date()),
     mintUid: options.mintUid ?? randomUid,
-    nextRequestId: createRequestIdSource(),
-    log: options.log ?? (() => {}),
+    nextRequestId: createRequestIdSource(instance),
+    log,
   };
 
   let requests = 0;
@@ -116,9 +139,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   try {
     await listen(server, options.listen.host, options.listen.port);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
+  const worker = startOperationWorker(host, advanceOperation);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.listen.port;
   let closing: Promise<void> | undefined;
@@ -129,8 +153,11 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => {
-          store.close();
-          resolve();
+          void worker
+            .stop()
+            .then(() => store.close())
+            .catch((error: unknown) => log(`closing the store failed: ${(error as Error).message}`))
+            .finally(resolve);
         });
         server.closeAllConnections();
       });
@@ -138,6 +165,9 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     },
   };
 }
+
+/** Tenants are never empty (auth.ts), so this sequence cannot collide with a tenant's own. */
+const HOST_INSTANCE_TENANT = '';
 
 function assertLoopback(host: string): void {
   const loopback = host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));

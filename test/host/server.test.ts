@@ -11,9 +11,11 @@ import {
   exactQuery,
   resourceDocument,
   resourcePath,
+  TEST_STORE,
   startTestHost,
   type TestHost,
 } from './support/host-harness.js';
+import pg from 'pg';
 
 const hosts: TestHost[] = [];
 
@@ -34,6 +36,22 @@ async function createRangeSequence(subject: TestHost): Promise<void> {
 }
 
 describe('startHost', () => {
+  it('runs on the store of its test project (SQLite file, or a PostgreSQL database the Host migrated)', async () => {
+    const subject = await startTestHost();
+    hosts.push(subject);
+    await createRangeSequence(subject);
+    if (TEST_STORE === 'sqlite') {
+      expect(subject.dbPath).toMatch(/host\.db$/);
+      return;
+    }
+    expect(subject.dbPath).toMatch(/^postgres:\/\//);
+    const client = new pg.Client({ connectionString: subject.dbPath });
+    await client.connect();
+    const names = (await client.query<{ name: string }>('SELECT name FROM resources')).rows.map((row) => row.name);
+    await client.end();
+    expect(names).toEqual(['range-sequence']);
+  });
+
   it('keeps resources, prepare bindings and replay records across a restart', async () => {
     const first = await startTestHost();
     hosts.push(first);

@@ -1,12 +1,14 @@
 // `npm run soak`: every reliability scenario with large counts, then one table: what ran,
 // faults by kind, kills, races, fuzz cases and the invariant violations (must be 0), with
 // the seed. Writes soak-results/soak-<time>.json and .md beside the printed table.
-// Options: --seed N --cycles N --kills N --host-restarts N --race-rounds N --fuzz-runs N --only a,b
+// Options: --seed N --cycles N --kills N --host-restarts N --race-rounds N --fuzz-runs N
+//          --multi-host-rounds N --multi-host-kills N --multi-host-tofu N --only a,b
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runFaultSoak } from './fault-soak.js';
 import { runHostileInput } from './hostile-input.js';
 import { runKills } from './kills.js';
+import { runMultiHost } from './multi-host.js';
 import { runRaces } from './races.js';
 import type { ReliabilityReport } from './report.js';
 import { runSecretsScan } from './secrets.js';
@@ -18,7 +20,7 @@ const arg = (name: string, fallback: string): string => {
 
 async function main(): Promise<void> {
   const seed = Number(arg('seed', String(Date.now() % 1_000_000)));
-  const only = arg('only', 'soak,kills,races,fuzz,secrets').split(',');
+  const only = arg('only', 'soak,kills,races,multi-host,fuzz,secrets').split(',');
   const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
   const started = Date.now();
   const reports: ReliabilityReport[] = [];
@@ -26,6 +28,18 @@ async function main(): Promise<void> {
     ['soak', () => runFaultSoak({ seed, log, cycles: Number(arg('cycles', '200')) })],
     ['kills', () => runKills({ seed, log, trials: Number(arg('kills', '50')), hostRestarts: Number(arg('host-restarts', '5')) })],
     ['races', () => runRaces({ seed, log, rounds: Number(arg('race-rounds', '20')) })],
+    [
+      'multi-host',
+      () =>
+        runMultiHost({
+          seed,
+          log,
+          raceRounds: Number(arg('multi-host-rounds', '20')),
+          contenders: 10,
+          killRounds: Number(arg('multi-host-kills', '10')),
+          tofuRounds: Number(arg('multi-host-tofu', '5')),
+        }),
+    ],
     ['fuzz', () => runHostileInput({ seed, log, fuzzRuns: Number(arg('fuzz-runs', '500')) })],
     ['secrets', () => runSecretsScan({ seed, log })],
   ];

@@ -31,11 +31,13 @@ export async function startHostProcess(
   dir = mkdtempSync(path.join(tmpdir(), 'takoform-host-')),
   extraArgs: string[] = [],
   extraTokens: readonly ExtraToken[] = [],
+  /** The --db value: a SQLite file in `dir` unless given (e.g. a postgres:// URL shared by several Hosts). */
+  db = path.join(dir, 'host.db'),
 ): Promise<HostProcess> {
   requireFile(HOST_BUNDLE, 'run `npm run build` first');
   const tokens = path.join(dir, 'tokens.json');
   writeFileSync(tokens, JSON.stringify({ tokens: [{ token: TEST_TOKEN, tenant: 'tenant-a', principal: 'e2e' }, ...extraTokens] }));
-  const args = [HOST_BUNDLE, 'serve', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'host.db'), '--tokens', tokens];
+  const args = [HOST_BUNDLE, 'serve', '--listen', '127.0.0.1:0', '--db', db, '--tokens', tokens];
   for (const p of packageDirs) args.push('--packages', p);
   args.push(...extraArgs);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -12,6 +12,7 @@ import { expectEmptyBody, parseJsonBody } from './json-body.js';
 import { parseQuery } from './query.js';
 import { errorResponse, writeResponse, type HostResponse } from './response.js';
 import { matchRoute } from './router.js';
+import { LARGE_BODY_BYTES } from './tenant-gate.js';
 
 /** What a request produced: an answer, or (drop-after-commit fault) an instruction to hang up. */
 interface Answer {
@@ -60,27 +61,41 @@ async function answer(host: HostContext, req: IncomingMessage, requestId: string
   if (!route.idempotent) await delay(fault.delayMs);
   const query = parseQuery(queryStart < 0 ? '' : target.slice(queryStart + 1), route.queryKeys);
   const rawBody = await readRequestBody(req);
-  let body: JsonValue | undefined;
-  if (route.body === 'json') {
-    body = parseJsonBody(rawBody, req.headers['content-type']);
-  } else if (route.body === 'none') {
-    expectEmptyBody(rawBody);
-  }
-  const response = await route.handle(host, {
-    requestId,
-    method,
-    target,
-    params: match.params,
-    query,
-    headers: req.headers,
-    caller,
-    rawBody,
-    body,
-    localEndpoint: formatEndpoint(req.socket.localAddress, req.socket.localPort),
-    scheme,
-    fault,
-  });
+  const large = caller !== undefined && rawBody.length > LARGE_BODY_BYTES;
+  const handle = async (): Promise<HostResponse> => {
+    let body: JsonValue | undefined;
+    if (route.body === 'json') {
+      // A large body is parsed in its own turn of the event loop, and handled in another, so
+      // other requests are answered between the two instead of after both.
+      if (large) await yieldToOthers();
+      body = parseJsonBody(rawBody, req.headers['content-type'], host.maxJsonValues);
+      if (large) await yieldToOthers();
+    } else if (route.body === 'none') {
+      expectEmptyBody(rawBody);
+    }
+    return route.handle(host, {
+      requestId,
+      method,
+      target,
+      params: match.params,
+      query,
+      headers: req.headers,
+      caller,
+      rawBody,
+      body,
+      localEndpoint: formatEndpoint(req.socket.localAddress, req.socket.localPort),
+      scheme,
+      fault,
+    });
+  };
+  // One large-body request per tenant at a time (tenant-gate.ts says why).
+  const response = large ? await host.largeBodies.run(caller.tenant, handle) : await handle();
   return { response, drop: fault.dropAfterCommit };
+}
+
+/** Lets the event loop run everything already waiting (I/O included) before continuing. */
+function yieldToOthers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function asHostError(host: HostContext, error: unknown, requestId: string): HostError {

@@ -1,9 +1,9 @@
-// Request ids for error envelopes and logs. A random per-process prefix keeps ids unique across
-// restarts of a Host on the same database (recorded error bodies keep the id they were made with).
-import { randomBytes } from 'node:crypto';
-
-export function createRequestIdSource(): () => string {
-  const prefix = randomBytes(4).toString('hex');
+// Request ids for error envelopes and logs: req_<process>_<counter>. The process part is the Host
+// instance number the database handed out at start-up (server.ts), so ids stay unique across
+// restarts and across several Host processes sharing one database; recorded error bodies keep
+// the id they were made with. Ids of older Hosts (a random hex prefix) never start with "i".
+export function createRequestIdSource(instance: number): () => string {
+  const prefix = `i${instance.toString(36)}`;
   let counter = 0;
   return () => {
     counter += 1;

@@ -60,5 +60,7 @@ export async function acceptAsOperation(
     pending: JSON.stringify(deferred),
     pollsLeft: host.operationPendingPolls,
   });
+  // The accepting process holds the Operation first; it renews the lease while it lives.
+  await tx.acquireOperationLease(id, host.instanceId, host.operationLeaseMs);
   return { response: { ...jsonResponse(202, { operation: document }), retryAfter: RETRY_AFTER_SECONDS }, operationId: id };
 }

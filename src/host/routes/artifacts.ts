@@ -60,7 +60,7 @@ export async function handleBlobUpload(host: HostContext, request: RouteRequest)
     await tx.saveBlob(digest, request.rawBody);
     await tx.grantBlob(tenant, digest);
     return { status: 201, body: new Uint8Array(0) };
-  });
+  }, { queue: requireCaller(request).tenant });
 }
 
 export function handleUploadCommit(host: HostContext, request: RouteRequest): Promise<HostResponse> {

@@ -29,6 +29,6 @@ export async function handleObserve(host: HostContext, request: RouteRequest): P
     const observed = { ...current, status, revision: nextCounter(current.revision) };
     await tx.updateResource(observed);
     return observed;
-  });
+  }, { queue: requireCaller(request).tenant });
   return jsonResponse(200, { resource: renderResource(resource) }, etagOfRevision(resource.revision));
 }

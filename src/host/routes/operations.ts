@@ -31,17 +31,33 @@ export async function handleOperation(host: HostContext, request: RouteRequest):
     if (operation.pending === undefined) return documentResponse(operation.document);
     if (operation.pollsLeft > 0) {
       await tx.saveOperation({ ...operation, pollsLeft: operation.pollsLeft - 1 });
-      return { ...documentResponse(operation.document), retryAfter: RETRY_AFTER_SECONDS };
+      return pendingResponse(operation.document);
     }
-    const deferred = JSON.parse(operation.pending) as DeferredMutation;
-    const document = await commitDeferred(host, tx, id, deferred, PLANNERS, queryKeysOf);
-    const produced = producedUid(document);
-    // The 202 record now reports this incarnation: deleting it must retire the record (§10.2).
-    if (produced !== undefined) await tx.bindOperationRecords(id, produced);
-    const terminal = JSON.stringify(document);
-    await tx.saveOperation({ ...operation, document: terminal, pending: undefined, pollsLeft: 0 });
-    return documentResponse(terminal);
-  });
+    // Due. Only the process holding the lease advances it; a lease held by another live process
+    // stays with it: that process's worker commits it (operation-worker.ts), and the client's next
+    // poll, wherever it lands, sees the outcome. A dead holder's lease expires and is taken here.
+    if (!(await tx.acquireOperationLease(id, host.instanceId, host.operationLeaseMs))) {
+      await tx.requestOperationCommit(id);
+      return pendingResponse(operation.document);
+    }
+    return documentResponse(await advanceOperation(host, tx, operation));
+  }, { queue: requireCaller(request).tenant });
+}
+
+/**
+ * Commits a pending Operation's mutation and stores its terminal document (returned). The caller
+ * holds the Operation's lease, in the same transaction.
+ */
+export async function advanceOperation(host: HostContext, tx: StoreTransaction, operation: StoredOperation): Promise<string> {
+  if (operation.pending === undefined) return operation.document;
+  const deferred = JSON.parse(operation.pending) as DeferredMutation;
+  const document = await commitDeferred(host, tx, operation.id, deferred, PLANNERS, queryKeysOf);
+  const produced = producedUid(document);
+  // The 202 record now reports this incarnation: deleting it must retire the record (§10.2).
+  if (produced !== undefined) await tx.bindOperationRecords(operation.id, produced);
+  const terminal = JSON.stringify(document);
+  await tx.saveOperation({ ...operation, document: terminal, pending: undefined, pollsLeft: 0 });
+  return terminal;
 }
 
 /** Cancelling a pending Operation makes it terminal with operation_cancelled; a terminal one replays. */
@@ -70,6 +86,10 @@ async function ownedOperation(tx: StoreTransaction, request: RouteRequest, id: s
     throw new HostError('operation_not_found', 'no operation of yours has this id');
   }
   return operation;
+}
+
+function pendingResponse(document: string): HostResponse {
+  return { ...documentResponse(document), retryAfter: RETRY_AFTER_SECONDS };
 }
 
 function documentResponse(document: string): HostResponse {

@@ -12,5 +12,6 @@ export async function handlePrepare(host: HostContext, request: RouteRequest): P
     request: readResourceRequest(request.body),
     generationFence: readGenerationFence(request.headers),
   };
-  return jsonResponse(200, await host.store.transaction((tx) => prepareResource(host, tx, input)));
+  // Prepare writes a binding: queued with the tenant's other writers (store.ts TransactionOptions).
+  return jsonResponse(200, await host.store.transaction((tx) => prepareResource(host, tx, input), { queue: input.caller.tenant }));
 }

@@ -128,6 +128,13 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE idempotency_records ADD COLUMN operation_id TEXT;
   CREATE INDEX idempotency_records_by_operation ON idempotency_records (operation_id);
   `,
+  // Version 4: Operation leases (see store.ts acquireOperationLease). An Operation is advanced by
+  // the Host process holding its lease; lease_expires is milliseconds since the epoch.
+  `
+  ALTER TABLE operations ADD COLUMN lease_holder TEXT;
+  ALTER TABLE operations ADD COLUMN lease_expires INTEGER;
+  ALTER TABLE operations ADD COLUMN commit_requested INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;

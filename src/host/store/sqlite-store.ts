@@ -7,104 +7,33 @@
 // IMMEDIATE / COMMIT / ROLLBACK and SAVEPOINT statements, and whole transactions are serialized
 // by a promise-chain mutex: while one transaction awaits, no other can touch the connection.
 import Database from 'better-sqlite3';
-import { canonicalJson } from '../../common/digest.js';
-import { isJsonObject, type JsonObject } from '../../common/json-value.js';
+import {
+  addressParams,
+  dependentFromRow,
+  idempotencyFromRow,
+  operationFromRow,
+  pinFromRow,
+  reservationFromRow,
+  resourceFromRow,
+  rowFromIdempotency,
+  rowFromOperation,
+  rowFromPin,
+  rowFromReservation,
+  rowFromResource,
+  rowFromUpload,
+  scopeParams,
+  uploadFromRow,
+  type AddressParams,
+  type IdempotencyRow,
+  type OperationRow,
+  type RelationRow,
+  type ReservationRow,
+  type ResourceRow,
+  type ScopeParams,
+  type UploadRow,
+} from './rows.js';
 import { migrateSqliteSchema } from './sqlite-schema.js';
-import type {
-  DependentPin,
-  HostStore,
-  IdempotencyRecord,
-  IdempotencyScope,
-  PrepareBinding,
-  RelationPin,
-  Reservation,
-  ResourceAddress,
-  StoreTransaction,
-  StoredOperation,
-  StoredResource,
-  UploadSession,
-} from './store.js';
-
-interface ResourceRow {
-  uid: string;
-  tenant: string;
-  space: string;
-  form_group: string;
-  kind: string;
-  name: string;
-  definition_version: string;
-  schema_digest: string;
-  package_digest: string | null;
-  generation: string;
-  revision: string;
-  spec_json: string;
-  spec_digest: string;
-  status_json: string;
-}
-
-interface AddressParams {
-  tenant: string;
-  space: string;
-  form_group: string;
-  kind: string;
-  name: string;
-}
-
-interface ScopeParams {
-  tenant: string;
-  principal: string;
-  space: string;
-  idempotency_key: string;
-}
-
-interface IdempotencyRow extends ScopeParams {
-  fingerprint: string;
-  status: number;
-  etag: string | null;
-  body: Buffer;
-  bound_uid: string | null;
-  operation_id: string | null;
-}
-
-interface RelationRow {
-  source_uid: string;
-  pointer: string;
-  relation: string;
-  target_tenant: string;
-  target_space: string;
-  target_group: string;
-  target_kind: string;
-  target_name: string;
-  target_uid: string;
-  target_version: string;
-  target_digest: string;
-  binding_ref: string | null;
-}
-
-interface ReservationRow {
-  tenant: string;
-  namespace: string;
-  value: string;
-  holder_uid: string;
-}
-
-interface OperationRow {
-  id: string;
-  tenant: string;
-  principal: string;
-  document: string;
-  pending: string | null;
-  polls_left: number;
-}
-
-interface UploadRow {
-  id: string;
-  tenant: string;
-  principal: string;
-  manifest_digest: string;
-  manifest: string;
-  state: UploadSession['state'];
-}
+import type { HostStore, IdempotencyRecord, IdempotencyScope, PrepareBinding, StoreTransaction, StoredOperation } from './store.js';
 
 export class SqliteHostStore implements HostStore {
   private readonly statements: Statements;
@@ -134,6 +63,7 @@ export class SqliteHostStore implements HostStore {
     }
   }
 
+  // `options.queue` needs nothing here: every transaction already runs alone.
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       // IMMEDIATE takes the write lock up front: a check-then-write can never be overtaken,
@@ -153,7 +83,9 @@ export class SqliteHostStore implements HostStore {
     return result;
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    // Let a transaction still running finish before the connection goes.
+    await this.queue;
     if (this.db.open) this.db.close();
   }
 
@@ -190,12 +122,7 @@ export class SqliteHostStore implements HostStore {
         return row === undefined ? undefined : reservationFromRow(row);
       },
       saveReservation: async (reservation) => {
-        s.saveReservation.run({
-          tenant: reservation.tenant,
-          namespace: reservation.namespace,
-          value: reservation.value,
-          holder_uid: reservation.holderUid,
-        });
+        s.saveReservation.run(rowFromReservation(reservation));
       },
       reservationsHeldBy: async (holderUid) => s.reservationsHeldBy.all(holderUid).map(reservationFromRow),
       releaseReservations: async (holderUid, namespacePrefix) => {
@@ -218,27 +145,10 @@ export class SqliteHostStore implements HostStore {
       },
       findIdempotencyRecord: async (scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> => {
         const row = s.findIdempotencyRecord.get(scopeParams(scope));
-        if (row === undefined) return undefined;
-        return {
-          scope,
-          fingerprint: row.fingerprint,
-          status: row.status,
-          etag: row.etag ?? undefined,
-          body: row.body,
-          boundUid: row.bound_uid ?? undefined,
-          operationId: row.operation_id ?? undefined,
-        };
+        return row === undefined ? undefined : idempotencyFromRow(scope, row);
       },
       saveIdempotencyRecord: async (record) => {
-        s.saveIdempotencyRecord.run({
-          ...scopeParams(record.scope),
-          fingerprint: record.fingerprint,
-          status: record.status,
-          etag: record.etag ?? null,
-          body: Buffer.from(record.body),
-          bound_uid: record.boundUid ?? null,
-          operation_id: record.operationId ?? null,
-        });
+        s.saveIdempotencyRecord.run(rowFromIdempotency(record));
       },
       bindOperationRecords: async (operationId, uid) => {
         s.bindOperationRecords.run(uid, operationId);
@@ -248,14 +158,7 @@ export class SqliteHostStore implements HostStore {
         return row === undefined ? undefined : operationFromRow(row);
       },
       saveOperation: async (operation: StoredOperation) => {
-        s.saveOperation.run({
-          id: operation.id,
-          tenant: operation.tenant,
-          principal: operation.principal,
-          document: operation.document,
-          pending: operation.pending ?? null,
-          polls_left: operation.pollsLeft,
-        });
+        s.saveOperation.run(rowFromOperation(operation));
       },
       findUpload: async (id) => {
         const row = s.findUpload.get(id);
@@ -266,14 +169,7 @@ export class SqliteHostStore implements HostStore {
         return row === undefined ? undefined : uploadFromRow(row);
       },
       saveUpload: async (upload) => {
-        s.saveUpload.run({
-          id: upload.id,
-          tenant: upload.tenant,
-          principal: upload.principal,
-          manifest_digest: upload.manifestDigest,
-          manifest: upload.manifest,
-          state: upload.state,
-        });
+        s.saveUpload.run(rowFromUpload(upload));
       },
       saveBlob: async (digest, bytes) => {
         s.saveBlob.run(digest, Buffer.from(bytes));
@@ -286,6 +182,21 @@ export class SqliteHostStore implements HostStore {
       findManifest: async (tenant, manifestDigest) => s.findManifest.get(tenant, manifestDigest)?.manifest,
       grantManifest: async (tenant, manifestDigest, manifest) => {
         s.grantManifest.run(tenant, manifestDigest, manifest);
+      },
+      // Lease times are this process's clock: SQLite has one machine, so all holders share it.
+      acquireOperationLease: async (id, holder, ttlMs) => {
+        const now = Date.now();
+        return s.acquireLease.run({ id, holder, now, expires: now + ttlMs }).changes === 1;
+      },
+      requestOperationCommit: async (id) => {
+        s.requestCommit.run(id);
+      },
+      dueOperations: async (holder, limit) => s.dueOperations.all({ holder, now: Date.now(), limit }).map((row) => row.id),
+      renewOperationLeases: async (holder, ttlMs) => {
+        s.renewLeases.run({ holder, expires: Date.now() + ttlMs });
+      },
+      releaseOperationLeases: async (holder) => {
+        s.releaseLeases.run(holder);
       },
       savepoint: (work) => this.savepoint(work),
     };
@@ -381,9 +292,27 @@ function prepareStatements(db: Database.Database) {
     ),
     bindOperationRecords: db.prepare<[string, string]>('UPDATE idempotency_records SET bound_uid = ? WHERE operation_id = ?'),
     findOperation: db.prepare<[string], OperationRow>('SELECT * FROM operations WHERE id = ?'),
+    // An upsert, not INSERT OR REPLACE: replacing the row would drop its lease columns.
     saveOperation: db.prepare<OperationRow>(
-      `INSERT OR REPLACE INTO operations (id, tenant, principal, document, pending, polls_left)
-       VALUES (@id, @tenant, @principal, @document, @pending, @polls_left)`,
+      `INSERT INTO operations (id, tenant, principal, document, pending, polls_left)
+       VALUES (@id, @tenant, @principal, @document, @pending, @polls_left)
+       ON CONFLICT (id) DO UPDATE SET document = excluded.document, pending = excluded.pending,
+         polls_left = excluded.polls_left,
+         commit_requested = CASE WHEN excluded.pending IS NULL THEN 0 ELSE commit_requested END`,
+    ),
+    acquireLease: db.prepare<{ id: string; holder: string; now: number; expires: number }>(
+      `UPDATE operations SET lease_holder = @holder, lease_expires = @expires
+       WHERE id = @id AND (lease_holder IS NULL OR lease_holder = @holder OR lease_expires < @now)`,
+    ),
+    requestCommit: db.prepare<[string]>('UPDATE operations SET commit_requested = 1 WHERE id = ? AND pending IS NOT NULL'),
+    dueOperations: db.prepare<{ holder: string; now: number; limit: number }, { id: string }>(
+      `SELECT id FROM operations WHERE pending IS NOT NULL AND commit_requested = 1
+         AND (lease_holder = @holder OR lease_holder IS NULL OR lease_expires < @now)
+       ORDER BY id LIMIT @limit`,
+    ),
+    releaseLeases: db.prepare<[string]>('UPDATE operations SET lease_holder = NULL, lease_expires = NULL WHERE lease_holder = ?'),
+    renewLeases: db.prepare<{ holder: string; expires: number }>(
+      'UPDATE operations SET lease_expires = @expires WHERE lease_holder = @holder AND pending IS NOT NULL',
     ),
     findUpload: db.prepare<[string], UploadRow>('SELECT * FROM upload_sessions WHERE id = ?'),
     findOpenUpload: db.prepare<[string, string, string], UploadRow>(
@@ -406,127 +335,4 @@ function prepareStatements(db: Database.Database) {
       'INSERT OR IGNORE INTO manifest_holdings (tenant, manifest_digest, manifest) VALUES (?, ?, ?)',
     ),
   };
-}
-
-function addressParams(address: ResourceAddress): AddressParams {
-  return {
-    tenant: address.tenant,
-    space: address.space,
-    form_group: address.group,
-    kind: address.kind,
-    name: address.name,
-  };
-}
-
-function scopeParams(scope: IdempotencyScope): ScopeParams {
-  return { tenant: scope.tenant, principal: scope.principal, space: scope.space, idempotency_key: scope.key };
-}
-
-function rowFromResource(resource: StoredResource): ResourceRow {
-  return {
-    uid: resource.uid,
-    ...addressParams(resource.address),
-    definition_version: resource.formRef.definitionVersion,
-    schema_digest: resource.formRef.schemaDigest,
-    package_digest: resource.packageDigest ?? null,
-    generation: resource.generation,
-    revision: resource.revision,
-    spec_json: canonicalJson(resource.spec),
-    spec_digest: resource.specDigest,
-    status_json: JSON.stringify(resource.status),
-  };
-}
-
-function resourceFromRow(row: ResourceRow): StoredResource {
-  return {
-    address: { tenant: row.tenant, space: row.space, group: row.form_group, kind: row.kind, name: row.name },
-    formRef: {
-      apiVersion: row.form_group,
-      kind: row.kind,
-      definitionVersion: row.definition_version,
-      schemaDigest: row.schema_digest,
-    },
-    packageDigest: row.package_digest ?? undefined,
-    uid: row.uid,
-    generation: row.generation,
-    revision: row.revision,
-    spec: parseStoredObject(row.spec_json, row.uid),
-    specDigest: row.spec_digest,
-    status: parseStoredObject(row.status_json, row.uid),
-  };
-}
-
-function rowFromPin(sourceUid: string, pin: RelationPin): RelationRow {
-  return {
-    source_uid: sourceUid,
-    pointer: pin.pointer,
-    relation: pin.relation,
-    target_tenant: pin.target.tenant,
-    target_space: pin.target.space,
-    target_group: pin.target.group,
-    target_kind: pin.target.kind,
-    target_name: pin.target.name,
-    target_uid: pin.targetUid,
-    target_version: pin.targetFormRef.definitionVersion,
-    target_digest: pin.targetFormRef.schemaDigest,
-    binding_ref: pin.bindingRef ?? null,
-  };
-}
-
-function pinFromRow(row: RelationRow): RelationPin {
-  return {
-    pointer: row.pointer,
-    relation: row.relation,
-    target: {
-      tenant: row.target_tenant,
-      space: row.target_space,
-      group: row.target_group,
-      kind: row.target_kind,
-      name: row.target_name,
-    },
-    targetUid: row.target_uid,
-    targetFormRef: {
-      apiVersion: row.target_group,
-      kind: row.target_kind,
-      definitionVersion: row.target_version,
-      schemaDigest: row.target_digest,
-    },
-    bindingRef: row.binding_ref ?? undefined,
-  };
-}
-
-function dependentFromRow(row: RelationRow): DependentPin {
-  return { ...pinFromRow(row), sourceUid: row.source_uid };
-}
-
-function reservationFromRow(row: ReservationRow): Reservation {
-  return { tenant: row.tenant, namespace: row.namespace, value: row.value, holderUid: row.holder_uid };
-}
-
-function operationFromRow(row: OperationRow): StoredOperation {
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    principal: row.principal,
-    document: row.document,
-    pending: row.pending ?? undefined,
-    pollsLeft: row.polls_left,
-  };
-}
-
-function uploadFromRow(row: UploadRow): UploadSession {
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    principal: row.principal,
-    manifestDigest: row.manifest_digest,
-    manifest: row.manifest,
-    state: row.state,
-  };
-}
-
-function parseStoredObject(json: string, uid: string): JsonObject {
-  const value: unknown = JSON.parse(json);
-  if (!isJsonObject(value)) throw new Error(`stored JSON of resource ${uid} is not an object`);
-  return value as JsonObject;
 }

@@ -3,17 +3,21 @@
 // created resource without its replay record or a replay record without its resource.
 //
 // DECISION (async interface): the contract is Promise-based, although better-sqlite3 is
-// synchronous. A PostgreSQL driver can only be asynchronous, so a synchronous contract would force
-// a redesign of every caller when that store arrives; an asynchronous one does not. The price is
-// paid inside the SQLite store: one connection cannot interleave two transactions, and an async
-// transaction yields at every `await`, so SqliteHostStore serializes whole transactions with a
-// promise-chain mutex (see sqlite-store.ts). That mutex is also what makes check-and-write of
-// `exclusive`, `claim`, `uniquePair` and import claims atomic; the UNIQUE key of the reservations
-// table is the second, engine-level guard. A PostgreSQL store would run SERIALIZABLE transactions
-// (retrying serialization failures) and keep the same UNIQUE key.
+// synchronous, because the PostgreSQL driver can only be asynchronous.
 //
-// Rule for callers: never start a transaction inside another one (the mutex would deadlock), and
-// never await anything but the store inside one (a slow await holds every other writer).
+// DECISION (isolation): every transaction is serializable, and that is what makes
+// check-and-write of `exclusive`, `claim`, `uniquePair` and import claims (findReservation, then
+// saveReservation) atomic, on every engine and across Host processes:
+// * SQLite (sqlite-store.ts): one connection cannot interleave two transactions, so the store
+//   serializes whole transactions with a promise-chain mutex and BEGIN IMMEDIATE (which also
+//   orders another process on the same file).
+// * PostgreSQL (postgres-store.ts): transactions run concurrently at ISOLATION LEVEL SERIALIZABLE;
+//   a serialization failure rolls the whole attempt back and `work` runs again.
+// The UNIQUE keys (resource name, reservation) are the second, engine-level guard.
+//
+// Rules for callers: `work` may run more than once (a retried attempt sees the winner's commit),
+// so it must not touch anything outside the store that a second run would repeat; never start a
+// transaction inside another one; never await anything but the store inside one.
 import type { FormRef } from '../form-ref.js';
 import type { JsonObject } from '../../common/json-value.js';
 
@@ -179,15 +183,40 @@ export interface StoreTransaction {
   findManifest(tenant: string, manifestDigest: string): Promise<string | undefined>;
   grantManifest(tenant: string, manifestDigest: string, manifest: string): Promise<void>;
 
+  /**
+   * Takes the Operation's lease for `holder` when it is free, expired or already the holder's, and
+   * extends it to `ttlMs` from now (the engine's clock). False: another live process holds it.
+   */
+  acquireOperationLease(id: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Marks a pending Operation as due: its holder commits it (see operations/operation-worker.ts). */
+  requestOperationCommit(id: string): Promise<void>;
+  /** Due, pending Operations that `holder` holds, or whose lease has expired (up to `limit`). */
+  dueOperations(holder: string, limit: number): Promise<string[]>;
+  /** Extends every lease `holder` holds on a pending Operation (the holder's heartbeat). */
+  renewOperationLeases(holder: string, ttlMs: number): Promise<void>;
+  /** Gives up every lease `holder` holds (a clean shutdown), so another process takes over at once. */
+  releaseOperationLeases(holder: string): Promise<void>;
+
   /** Runs `work` in a nested savepoint: if it throws, only its own writes are undone. */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
+export interface TransactionOptions {
+  /**
+   * Transactions given the same key never overlap, in this process or any other on the database
+   * (the Host passes the caller's tenant for every transaction that writes). A throughput hint,
+   * never needed for correctness: serializable isolation decides that. Without it, one tenant's
+   * concurrent writers collide on the same small index pages and most of them are retried.
+   */
+  readonly queue?: string;
+}
+
 export interface HostStore {
   /**
-   * Runs `work` in one serializable transaction; a throw rolls everything back and rethrows.
-   * Transactions never interleave: each starts after the previous one has committed or rolled back.
+   * Runs `work` in one serializable transaction; a throw rolls everything back and rethrows. On a
+   * serialization conflict the store rolls back and runs `work` again (a bounded number of times).
    */
-  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
-  close(): void;
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Ends the store's connections; pending transactions settle first. */
+  close(): Promise<void>;
 }

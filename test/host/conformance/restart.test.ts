@@ -1,4 +1,4 @@
-// Restart persistence: stop the Host, start it again on the same SQLite file, and read back
+// Restart persistence: stop the Host, start it again on the same database, and read back
 // everything: resources with their pins and outputs, reservations and import claims, idempotency
 // records, pending Operations, and every error code's fixed status (so replays stay stable).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,12 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HOST_ERROR_TABLE, type HostErrorCode } from '../../../src/host/errors.js';
-import { API, EXTERNAL_FAMILY, errorCode, startTestHost, type TestHost } from '../support/host-harness.js';
+import { API, EXTERNAL_FAMILY, errorCode, startTestHost, testDatabase, type TestHost } from '../support/host-harness.js';
 import { FamilyClient, refOf, resourceOf, target } from './family-client.js';
 
 const directory = mkdtempSync(path.join(os.tmpdir(), 'takoform-restart-'));
-const dbPath = path.join(directory, 'host.db');
-const options = { dbPath, packageDirs: [EXTERNAL_FAMILY], enableTestSwitches: true };
+const options = { dbPath: '', packageDirs: [EXTERNAL_FAMILY], enableTestSwitches: true };
 
 afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
@@ -19,6 +18,7 @@ afterAll(() => {
 
 describe('restart on the same database', () => {
   it('keeps resources, pins, outputs, claims, replay records and pending Operations', async () => {
+    options.dbPath = await testDatabase(directory);
     let subject: TestHost = await startTestHost(options);
     let client = new FamilyClient(subject);
     await client.apply(refOf('range-counter'), 'kept-counter', { lower: 1, upper: 2 });

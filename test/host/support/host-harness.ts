@@ -1,8 +1,13 @@
-// Starts a real takoform-host on 127.0.0.1:0 with a temporary SQLite file and talks to it with
-// plain fetch, exactly as a remote client would. Shared by the HTTP-level tests.
+// Starts a real takoform-host on 127.0.0.1:0 and talks to it with plain fetch, exactly as a
+// remote client would. Shared by the HTTP-level tests. The store is a temporary SQLite file, or,
+// in the "postgres" test project (vitest.config.ts sets TAKOFORM_TEST_STORE=postgres), a fresh
+// database on the run's PostgreSQL server: the same suites then prove the Host on PostgreSQL.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
 import { startHost, type HostOptions, type RunningHost, type TokenEntry } from '../../../src/host/server.js';
 
 export const EXTERNAL_FAMILY = path.resolve(
@@ -63,9 +68,32 @@ export interface TestHost {
   dispose(): Promise<void>;
 }
 
+/** Which store the HTTP suites run on in this test project. */
+export const TEST_STORE: 'sqlite' | 'postgres' = process.env.TAKOFORM_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * A fresh, empty database for a Host of this test project: a PostgreSQL URL, or a SQLite file
+ * path inside `directory`.
+ */
+export async function testDatabase(directory: string): Promise<string> {
+  if (TEST_STORE === 'sqlite') return path.join(directory, 'host.db');
+  const admin = inject('postgresAdminUrl');
+  const name = `host_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export async function startTestHost(options: Partial<HostOptions> = {}): Promise<TestHost> {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'takoform-host-test-'));
-  const dbPath = options.dbPath ?? path.join(directory, 'host.db');
+  const dbPath = options.dbPath ?? (await testDatabase(directory));
   const host = await startHost({
     listen: { host: '127.0.0.1', port: 0 },
     dbPath,
