@@ -28,7 +28,12 @@ const arg = (name: string, fallback: string): string => {
 const SECONDS = Number(arg('seconds', '10'));
 const CREATES = Number(arg('creates', '600'));
 const CLIENTS = Number(arg('clients', '16'));
-const TOKENS = { tokens: [{ token: 'bench-a', tenant: 'tenant-a', principal: 'a' }, { token: 'bench-b', tenant: 'tenant-b', principal: 'b' }] };
+const TOKENS = {
+  tokens: [
+    { token: 'bench-a', tenant: 'tenant-a', principal: 'a' },
+    { token: 'bench-b', tenant: 'tenant-b', principal: 'b' },
+  ],
+};
 const ref = (JSON.parse(readFileSync(path.join(FORMS, 'range-sequence', 'package-index.json'), 'utf8')) as { formRef: Record<string, string> }).formRef;
 
 interface Host {
@@ -40,9 +45,13 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'takoform-host-bench-'));
 writeFileSync(path.join(scratch, 'tokens.json'), JSON.stringify(TOKENS));
 
 async function startHost(db: string, extra: string[] = []): Promise<Host> {
-  const child = spawn(process.execPath, [HOST, 'serve', '--listen', '127.0.0.1:0', '--db', db, '--packages', FORMS, '--tokens', path.join(scratch, 'tokens.json'), ...extra], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    process.execPath,
+    [HOST, 'serve', '--listen', '127.0.0.1:0', '--db', db, '--packages', FORMS, '--tokens', path.join(scratch, 'tokens.json'), ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`Host exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -61,7 +70,14 @@ function stopHost(host: Host): Promise<void> {
   });
 }
 
-async function call(host: Host, token: string, method: string, target: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+async function call(
+  host: Host,
+  token: string,
+  method: string,
+  target: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   const response = await fetch(new URL(target, host.url), {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
@@ -79,10 +95,17 @@ async function create(host: Host, token: string, name: string): Promise<void> {
   if (prepared.status !== 200) throw new Error(`prepare ${name}: ${prepared.status} ${prepared.text}`);
   const { resource, review } = JSON.parse(prepared.text) as { resource: { spec: unknown }; review: { prepareDigest: string } };
   for (let attempt = 1; ; attempt++) {
-    const applied = await call(host, token, 'PUT', `${API}/resources/${ref.apiVersion}/${ref.kind}/${name}`, JSON.stringify({ ...document(name, resource.spec), review }), {
-      'if-none-match': '*',
-      'idempotency-key': `bench-${name}`,
-    });
+    const applied = await call(
+      host,
+      token,
+      'PUT',
+      `${API}/resources/${ref.apiVersion}/${ref.kind}/${name}`,
+      JSON.stringify({ ...document(name, resource.spec), review }),
+      {
+        'if-none-match': '*',
+        'idempotency-key': `bench-${name}`,
+      },
+    );
     if (applied.status === 201) return;
     // resource_busy is the one answer a client retries (same key); anything else is a failure.
     if (applied.status !== 409 || !applied.text.includes('resource_busy') || attempt > 8) throw new Error(`apply ${name}: ${applied.status} ${applied.text}`);
@@ -153,7 +176,11 @@ async function startFlood(host: Host, numbers: number): Promise<{ stop(): Promis
         child.removeAllListeners('exit');
         child.once('exit', () => {
           const answers = JSON.parse(lines.at(-1) ?? '{}') as Record<string, number>;
-          resolve(Object.entries(answers).map(([status, n]) => `${n}× ${status}`).join(', ') || '—');
+          resolve(
+            Object.entries(answers)
+              .map(([status, n]) => `${n}× ${status}`)
+              .join(', ') || '—',
+          );
         });
         child.kill('SIGTERM');
       }),
@@ -247,8 +274,10 @@ async function throughput(): Promise<Throughput[]> {
 function render(fair: Latencies[], through: Throughput[]): string {
   const ms = (x: number) => x.toFixed(1);
   let t = `Machine: ${cpus().length} cores, Node ${process.version}; ${SECONDS} s per latency row, ${CREATES} creates × ${CLIENTS} clients per throughput row.\n\n`;
-  t += '| tenant A sends | samples | discovery p50 (ms) | discovery p99 (ms) | read p50 (ms) | read p99 (ms) | tenant A answers |\n|---|---|---|---|---|---|---|\n';
-  for (const r of fair) t += `| ${r.load} | ${r.samples} | ${ms(r.discovery[0])} | ${ms(r.discovery[1])} | ${ms(r.read[0])} | ${ms(r.read[1])} | ${r.floodAnswers} |\n`;
+  t +=
+    '| tenant A sends | samples | discovery p50 (ms) | discovery p99 (ms) | read p50 (ms) | read p99 (ms) | tenant A answers |\n|---|---|---|---|---|---|---|\n';
+  for (const r of fair)
+    t += `| ${r.load} | ${r.samples} | ${ms(r.discovery[0])} | ${ms(r.discovery[1])} | ${ms(r.read[0])} | ${ms(r.read[1])} | ${r.floodAnswers} |\n`;
   const base = through[0]?.perSecond ?? Number.NaN;
   t += '\n| setup | creates | seconds | creates / s | ratio to one SQLite Host |\n|---|---|---|---|---|\n';
   for (const r of through) t += `| ${r.setup} | ${r.creates} | ${r.seconds.toFixed(2)} | ${r.perSecond.toFixed(1)} | ${(r.perSecond / base).toFixed(2)} |\n`;

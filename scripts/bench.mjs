@@ -81,7 +81,12 @@ async function idleProviderPeakRssMb(installed, env) {
   child.kill('SIGTERM');
   await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
   if (child.exitCode === null) child.kill('SIGKILL');
-  const own = existsSync(stats) ? readFileSync(stats, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))[0] : undefined;
+  const own = existsSync(stats)
+    ? readFileSync(stats, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))[0]
+    : undefined;
   rmSync(path.dirname(stats), { recursive: true, force: true });
   return (own?.maxRssKb ?? Number(hwm)) / 1024;
 }
@@ -98,7 +103,8 @@ async function startup() {
     return d;
   };
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
-  const pkg = (mirror) => path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${arch}`, 'terraform-provider-takoform_v0.1.0');
+  const pkg = (mirror) =>
+    path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${arch}`, 'terraform-provider-takoform_v0.1.0');
   const wrapperMirror = tmp('bench-startup-');
   execFileSync(process.execPath, [PROVIDER, 'install', '--wrapper', '--mirror', wrapperMirror], { stdio: 'ignore' });
   const seaMirror = tmp('bench-startup-sea-');
@@ -110,7 +116,12 @@ async function startup() {
     { name: 'single executable, code cache', command: pkg(seaMirror) },
     { name: 'single executable, no code cache', command: noCache },
   ];
-  if (!readFileSync(variants[1].command).subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]))) throw new Error('install did not install the single executable; run `npm run build`');
+  if (
+    !readFileSync(variants[1].command)
+      .subarray(0, 4)
+      .equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]))
+  )
+    throw new Error('install did not install the single executable; run `npm run build`');
   // The providers are SIGKILLed at their handshake line, as fast as possible: give them a
   // socket directory of their own, removed at the end (a killed provider cannot clean up).
   const sockets = tmp('bench-sock-');
@@ -153,7 +164,8 @@ function run(cmd, args, cwd, env) {
         const m = /^(\d+)m([\d.]+)s$/.exec(t);
         return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
       });
-      if (code !== 0 && !(args.includes('-detailed-exitcode') && code === 2)) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${(out + err).slice(-3000)}`));
+      if (code !== 0 && !(args.includes('-detailed-exitcode') && code === 2))
+        reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${(out + err).slice(-3000)}`));
       else resolve({ ms, childCpuSeconds: user + system });
     });
   });
@@ -161,7 +173,22 @@ function run(cmd, args, cwd, env) {
 
 async function startHost(dir) {
   writeFileSync(path.join(dir, 'tokens.json'), JSON.stringify({ tokens: [{ token: 'bench-token-0123456789', tenant: 'bench', principal: 'bench' }] }));
-  const child = spawn(process.execPath, [HOST, 'serve', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'host.db'), '--packages', path.join(FORMS, 'range-sequence'), '--tokens', path.join(dir, 'tokens.json')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      HOST,
+      'serve',
+      '--listen',
+      '127.0.0.1:0',
+      '--db',
+      path.join(dir, 'host.db'),
+      '--packages',
+      path.join(FORMS, 'range-sequence'),
+      '--tokens',
+      path.join(dir, 'tokens.json'),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   // One log line per request; a line may be split across pipe reads, so count whole lines.
   let requests = 0;
   let partial = '';
@@ -185,14 +212,23 @@ function workspace(kind, n) {
   const mirror = path.join(dir, 'mirror');
   execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
   const rc = path.join(dir, 'tofurc');
-  writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n  direct {\n    exclude = ["registry.takoform.dev/*/*"]\n  }\n}\n`);
+  writeFileSync(
+    rc,
+    `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n  direct {\n    exclude = ["registry.takoform.dev/*/*"]\n  }\n}\n`,
+  );
   const work = path.join(dir, 'work');
   mkdirSync(work);
   if (kind === 'takoform') {
     cpSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), path.join(work, '.takoform.lock.json'));
-    writeFileSync(path.join(work, 'main.tf'), `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`);
+    writeFileSync(
+      path.join(work, 'main.tf'),
+      `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`,
+    );
   } else {
-    writeFileSync(path.join(work, 'main.tf'), `variable "upper" {\n  default = 10\n}\nresource "terraform_data" "r" {\n  count = ${n}\n  input = { name = "bench-\${count.index}", lower = 1, upper = var.upper }\n}\n`);
+    writeFileSync(
+      path.join(work, 'main.tf'),
+      `variable "upper" {\n  default = 10\n}\nresource "terraform_data" "r" {\n  count = ${n}\n  input = { name = "bench-\${count.index}", lower = 1, upper = var.upper }\n}\n`,
+    );
   }
   return { dir, work, rc };
 }
@@ -218,7 +254,10 @@ async function scale(kind, n) {
     const hostCpuBefore = host ? host.cpuSeconds() : 0;
     const { ms, childCpuSeconds } = await run(TOFU, args, work, env);
     await new Promise((r) => setTimeout(r, 100)); // let the host flush its request log
-    const procs = readFileSync(stats, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const procs = readFileSync(stats, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const providerCpuSeconds = procs.reduce((s, p) => s + (p.cpuUserUs + p.cpuSystemUs) / 1e6, 0);
     const rpcs = {};
     for (const p of procs) for (const [rpc, count] of Object.entries(p.rpcs ?? {})) rpcs[rpc] = (rpcs[rpc] ?? 0) + count;
@@ -246,7 +285,12 @@ async function scale(kind, n) {
 const STEPS = ['apply', 'plan', 'update', 'destroy'];
 
 async function main() {
-  const results = { form: FORM, machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() }, startup: await startup(), scale: {} };
+  const results = {
+    form: FORM,
+    machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
+    startup: await startup(),
+    scale: {},
+  };
   for (const n of SIZES) {
     const runs = { takoform: [], floor: [] };
     for (let r = 0; r < REPS; r++) {
@@ -289,8 +333,10 @@ function markdown(r) {
   t += '\n';
   if (Object.keys(r.scale).length === 0) return t;
   t += `Scale runs with the ${r.form === 'wrapper' ? 'wrapper' : 'single executable'} installed.\n\n`;
-  t += 'CPU columns: provider = all provider launches of the command; Host = the reference Host process; core = the CLI itself (its children\'s CPU minus the providers\'), for ours / for terraform_data.\n\n';
-  t += '| N | command | ours (s) | terraform_data (s) | ratio | Host requests / resource | provider CPU (s) | Host CPU (s) | core CPU ours / floor (s) | provider peak RSS (MB) | launches | handshake (ms, median) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+  t +=
+    "CPU columns: provider = all provider launches of the command; Host = the reference Host process; core = the CLI itself (its children's CPU minus the providers'), for ours / for terraform_data.\n\n";
+  t +=
+    '| N | command | ours (s) | terraform_data (s) | ratio | Host requests / resource | provider CPU (s) | Host CPU (s) | core CPU ours / floor (s) | provider peak RSS (MB) | launches | handshake (ms, median) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const [n, steps] of Object.entries(r.scale)) {
     for (const [s, x] of Object.entries(steps)) {
       t += `| ${n} | ${s} | ${f(x.oursSeconds)} | ${f(x.floorSeconds)} | ${f(x.ratio)} | ${f(x.hostRequestsPerResource)} | ${f(x.providerCpuSeconds)} | ${f(x.hostCpuSeconds)} | ${f(x.coreCpuSeconds)} / ${f(x.floorCoreCpuSeconds)} | ${f(x.providerPeakRssMb, 0)} | ${x.providerLaunches} | ${f(x.providerHandshakeMs, 0)} |\n`;
@@ -300,7 +346,12 @@ function markdown(r) {
   if (sizes.length > 1) {
     // The target is stated for 100 → 1000; other size lists fall back to smallest → largest.
     const [a, b] = sizes.includes(100) && sizes.includes(1000) ? [100, 1000] : [Math.min(...sizes), Math.max(...sizes)];
-    t += `\nGrowth ${a} → ${b} (×${b / a} resources): ` + STEPS.map((s) => `${s} ×${f(r.scale[b][s].oursSeconds / r.scale[a][s].oursSeconds, 1)} (floor ×${f(r.scale[b][s].floorSeconds / r.scale[a][s].floorSeconds, 1)})`).join(', ') + '\n';
+    t +=
+      `\nGrowth ${a} → ${b} (×${b / a} resources): ` +
+      STEPS.map(
+        (s) => `${s} ×${f(r.scale[b][s].oursSeconds / r.scale[a][s].oursSeconds, 1)} (floor ×${f(r.scale[b][s].floorSeconds / r.scale[a][s].floorSeconds, 1)})`,
+      ).join(', ') +
+      '\n';
   }
   return t;
 }

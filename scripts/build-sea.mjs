@@ -52,14 +52,24 @@ copyFileSync(process.execPath, tmp);
 chmodSync(tmp, 0o755);
 // postject's CLI is the documented way to inject; run it with this Node so no PATH is needed.
 const postject = path.join(path.dirname(createRequire(import.meta.url).resolve('postject/package.json')), 'dist/cli.js');
-run(process.execPath, [postject, tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE, ...(process.platform === 'darwin' ? ['--macho-segment-name', 'NODE_SEA'] : [])]);
+run(process.execPath, [
+  postject,
+  tmp,
+  'NODE_SEA_BLOB',
+  blob,
+  '--sentinel-fuse',
+  FUSE,
+  ...(process.platform === 'darwin' ? ['--macho-segment-name', 'NODE_SEA'] : []),
+]);
 rmSync(target, { force: true });
 copyFileSync(tmp, target);
 chmodSync(target, 0o755);
 rmSync(work, { recursive: true, force: true });
 
 // A smoke check: the executable must answer by itself (no node on PATH needed).
-const version = execFileSync(target, ['version'], { env: { PATH: '/nonexistent' } }).toString().trim();
+const version = execFileSync(target, ['version'], { env: { PATH: '/nonexistent' } })
+  .toString()
+  .trim();
 console.error(`build-sea: wrote ${path.relative(root, target)} (provider ${version}, Node ${process.version}, code cache ${useCodeCache ? 'on' : 'off'})`);
 
 /** Runs a step quietly (postject warns about ELF note names it cannot map, harmlessly); its output is shown only when it fails. */

@@ -21,8 +21,7 @@ rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 
 const pbRoot = new protobuf.Root();
-pbRoot.resolvePath = (_origin, target) =>
-  target.startsWith('google/protobuf/') ? target : path.join(root, 'proto', target);
+pbRoot.resolvePath = (_origin, target) => (target.startsWith('google/protobuf/') ? target : path.join(root, 'proto', target));
 pbRoot.loadSync(protoFiles, { keepCase: true });
 pbRoot.resolveAll();
 writeFileSync(path.join(outDir, 'descriptor.json'), JSON.stringify(pbRoot.toJSON({ keepComments: false })));

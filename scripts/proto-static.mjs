@@ -74,7 +74,7 @@ export function staticProtocolModule(root) {
   out.push('const OBJECT_OPTIONS = { longs: String, enums: String, defaults: true, oneofs: true };');
   out.push('function serializer(type) {');
   out.push('  return (value) => {');
-  out.push("    if (Array.isArray(value)) throw new Error(`Failed to serialize message: expected object with ${type.name} structure, got array instead`);");
+  out.push('    if (Array.isArray(value)) throw new Error(`Failed to serialize message: expected object with ${type.name} structure, got array instead`);');
   out.push('    return type.encode(type.fromObject(value)).finish();');
   out.push('  };');
   out.push('}');

@@ -46,7 +46,11 @@ describe('source layers', () => {
   it.each(Object.keys(ALLOWED))('%s imports only what its layer may use', (layer) => {
     const broken = all
       .filter((m) => layerOf(m.file) === layer)
-      .flatMap((m) => m.imports.filter((i) => !ALLOWED[layer]!.includes(layerOf(i)) && !(layerOf(i) === 'generated' && m.file.startsWith('plugin/grpc/'))).map((i) => `${m.file} → ${i}`));
+      .flatMap((m) =>
+        m.imports
+          .filter((i) => !ALLOWED[layer]!.includes(layerOf(i)) && !(layerOf(i) === 'generated' && m.file.startsWith('plugin/grpc/')))
+          .map((i) => `${m.file} → ${i}`),
+      );
     expect(broken).toEqual([]);
   });
 

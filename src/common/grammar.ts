@@ -3,8 +3,7 @@
 // validation refuse exactly the same strings.
 import { DIGEST_PATTERN } from './digest.js';
 
-const GROUP_PATTERN =
-  /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const GROUP_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const KIND_PATTERN = /^[A-Z][A-Za-z0-9]{0,63}$/;
 const NAME_PATTERN = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const UID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -14,8 +13,7 @@ const DEFINITION_VERSION_PATTERN =
 const COUNTER_PATTERN = /^[1-9][0-9]{0,18}$/;
 const COUNTER_MAXIMUM = 9223372036854775807n;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-const STANDARD_SERVICE_PROTOCOL_PATTERN =
-  /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?){2,}$/;
+const STANDARD_SERVICE_PROTOCOL_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?){2,}$/;
 // SpaceID: no leading/trailing Unicode White_Space or U+FEFF; no slash; no C0/C1 control.
 const SPACE_EDGE_CHARACTER = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 const SPACE_FORBIDDEN_CHARACTER = /[/\u0000-\u001f\u007f-\u009f]/;
@@ -74,7 +72,8 @@ export function resourceNameProblem(value: string): string | undefined {
   if (length === 0) return 'it is empty';
   if (length > 63) return `it has ${length} characters; at most 63 are allowed`;
   if (/[A-Z]/.test(value)) return 'it has upper-case letters; names are never case-folded, so use lower case';
-  if (/[^a-z0-9-]/.test(value)) return `it contains ${JSON.stringify([...value].find((c) => !/[a-z0-9-]/.test(c)))}; only lower-case letters a-z, digits and "-" are allowed`;
+  if (/[^a-z0-9-]/.test(value))
+    return `it contains ${JSON.stringify([...value].find((c) => !/[a-z0-9-]/.test(c)))}; only lower-case letters a-z, digits and "-" are allowed`;
   if (!/^[a-z]/.test(value)) return 'it must start with a lower-case letter';
   return 'it must end with a lower-case letter or a digit';
 }

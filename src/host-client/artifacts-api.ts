@@ -42,11 +42,21 @@ export interface UploadResult {
 const UPLOAD_ID = /^up_[A-Za-z0-9][A-Za-z0-9._-]{0,124}$/;
 
 /** Builds a manifest (entries sorted by path) and the blob table for a set of files. */
-export function buildManifest(kind: ArtifactKind, files: readonly ArtifactFile[], mainModule?: string): { manifest: ArtifactManifest; blobs: Map<string, Uint8Array> } {
+export function buildManifest(
+  kind: ArtifactKind,
+  files: readonly ArtifactFile[],
+  mainModule?: string,
+): { manifest: ArtifactManifest; blobs: Map<string, Uint8Array> } {
   const blobs = new Map<string, Uint8Array>();
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const f of sorted) {
-    if (f.path === '' || f.path.startsWith('/') || f.path.includes('\\') || f.path.includes('\0') || f.path.split('/').some((p) => p === '' || p === '.' || p === '..')) {
+    if (
+      f.path === '' ||
+      f.path.startsWith('/') ||
+      f.path.includes('\\') ||
+      f.path.includes('\0') ||
+      f.path.split('/').some((p) => p === '' || p === '.' || p === '..')
+    ) {
       throw new ConfigurationError(`artifact path ${JSON.stringify(f.path)} must be relative, slash-separated, without . or .. segments`);
     }
     blobs.set(sha256Digest(f.bytes), f.bytes);
@@ -54,7 +64,10 @@ export function buildManifest(kind: ArtifactKind, files: readonly ArtifactFile[]
   const entries = sorted.map((f) => ({ mediaType: f.mediaType, size: f.bytes.length, digest: sha256Digest(f.bytes) }));
   if (kind === 'WorkerBundle') {
     if (!mainModule) throw new ConfigurationError('a WorkerBundle needs a mainModule');
-    return { manifest: { apiVersion: 'artifacts.takoform.com/v1alpha1', kind, mainModule, modules: sorted.map((f, i) => ({ name: f.path, ...entries[i]! })) }, blobs };
+    return {
+      manifest: { apiVersion: 'artifacts.takoform.com/v1alpha1', kind, mainModule, modules: sorted.map((f, i) => ({ name: f.path, ...entries[i]! })) },
+      blobs,
+    };
   }
   return { manifest: { apiVersion: 'artifacts.takoform.com/v1alpha1', kind, files: sorted.map((f, i) => ({ path: f.path, ...entries[i]! })) }, blobs };
 }
@@ -71,37 +84,66 @@ export class ArtifactsApi {
     for (const entry of declared) {
       const bytes = blobs.get(entry.digest);
       if (!bytes) throw new ConfigurationError(`no bytes for manifest entry ${entry.digest}`);
-      if (sha256Digest(bytes) !== entry.digest || bytes.length !== entry.size) throw new ConfigurationError(`bytes for ${entry.digest} do not match the declared digest and size`);
+      if (sha256Digest(bytes) !== entry.digest || bytes.length !== entry.size)
+        throw new ConfigurationError(`bytes for ${entry.digest} do not match the declared digest and size`);
     }
     const manifestDigest = jcsDigest(manifest);
     const api = await this.conn.api();
 
     // A fresh nonce per upload run: a re-run gets a fresh missingBlobs answer.
-    const startKey = `takoform-upload-${createHash('sha256').update(manifestDigest + randomBytes(16).toString('hex')).digest('hex')}`;
+    const startKey = `takoform-upload-${createHash('sha256')
+      .update(manifestDigest + randomBytes(16).toString('hex'))
+      .digest('hex')}`;
     const startRoute = 'artifact-upload-start';
-    const started = await this.conn.transport.send({ route: startRoute, method: 'POST', path: `${api}/artifacts/uploads`, headers: { 'idempotency-key': startKey }, body: JSON.stringify({ manifest }), safeToRetry: true });
+    const started = await this.conn.transport.send({
+      route: startRoute,
+      method: 'POST',
+      path: `${api}/artifacts/uploads`,
+      headers: { 'idempotency-key': startKey },
+      body: JSON.stringify({ manifest }),
+      safeToRetry: true,
+    });
     expectStatus(startRoute, started, [200, 201]);
     const r = new Reader(startRoute);
     const session = r.object(started.body, 'upload session', ['uploadId', 'missingBlobs']);
     const uploadId = r.string(session.uploadId, 'uploadId', UPLOAD_ID);
-    const missing = (Array.isArray(session.missingBlobs) ? (session.missingBlobs as unknown[]) : r.fail('missingBlobs must be an array')).map((d, i) => r.string(d, `missingBlobs[${i}]`, DIGEST_PATTERN));
+    const missing = (Array.isArray(session.missingBlobs) ? (session.missingBlobs as unknown[]) : r.fail('missingBlobs must be an array')).map((d, i) =>
+      r.string(d, `missingBlobs[${i}]`, DIGEST_PATTERN),
+    );
     if (new Set(missing).size !== missing.length) r.fail('missingBlobs repeats a digest');
     for (const d of missing) if (!blobs.has(d) || !declared.some((e) => e.digest === d)) r.fail(`missingBlobs names ${d}, which the manifest does not declare`);
 
     try {
       for (const digest of missing) {
         const route = 'artifact-blob-upload';
-        const res = await this.conn.transport.send({ route, method: 'PUT', path: `${api}/artifacts/uploads/${seg(uploadId)}/blobs/${digest}`, rawBody: blobs.get(digest)!, safeToRetry: true });
+        const res = await this.conn.transport.send({
+          route,
+          method: 'PUT',
+          path: `${api}/artifacts/uploads/${seg(uploadId)}/blobs/${digest}`,
+          rawBody: blobs.get(digest)!,
+          safeToRetry: true,
+        });
         expectStatus(route, res, [201, 204]);
         expectEmptyBody(route, res);
       }
       const commitRoute = 'artifact-commit';
       const commitKey = `takoform-commit-${createHash('sha256').update(uploadId).digest('hex')}`;
-      const committed = await this.conn.transport.send({ route: commitRoute, method: 'POST', path: `${api}/artifacts/uploads/${seg(uploadId)}/commit`, headers: { 'idempotency-key': commitKey }, safeToRetry: true });
+      const committed = await this.conn.transport.send({
+        route: commitRoute,
+        method: 'POST',
+        path: `${api}/artifacts/uploads/${seg(uploadId)}/commit`,
+        headers: { 'idempotency-key': commitKey },
+        safeToRetry: true,
+      });
       expectStatus(commitRoute, committed, [200, 201, 202]);
       let body: unknown = committed.body;
       if (committed.status === 202) {
-        body = await this.operations.waitForResult(commitRoute, readAccepted(commitRoute, committed.body), parseRetryAfter(firstHeader(committed.headers['retry-after'])), undefined);
+        body = await this.operations.waitForResult(
+          commitRoute,
+          readAccepted(commitRoute, committed.body),
+          parseRetryAfter(firstHeader(committed.headers['retry-after'])),
+          undefined,
+        );
       }
       const cr = new Reader(commitRoute);
       const got = cr.string(cr.object(body, 'commit result', ['manifestDigest']).manifestDigest, 'manifestDigest', DIGEST_PATTERN);
@@ -118,7 +160,13 @@ export class ArtifactsApi {
     const route = 'artifact-upload-abandon';
     const api = await this.conn.api();
     const key = `takoform-abandon-${createHash('sha256').update(uploadId).digest('hex')}`;
-    const res = await this.conn.transport.send({ route, method: 'DELETE', path: `${api}/artifacts/uploads/${seg(uploadId)}`, headers: { 'idempotency-key': key }, safeToRetry: true });
+    const res = await this.conn.transport.send({
+      route,
+      method: 'DELETE',
+      path: `${api}/artifacts/uploads/${seg(uploadId)}`,
+      headers: { 'idempotency-key': key },
+      safeToRetry: true,
+    });
     expectStatus(route, res, [204]);
   }
 

@@ -9,7 +9,15 @@ import type { FormRef, ResourceResponse } from './wire-types.js';
 import { readFileSync } from 'node:fs';
 
 export const API_VERSION = 'forms.takoform.com/v1';
-const REQUIRED_FEATURES = ['service_forms', 'exact_form_ref', 'optimistic_concurrency', 'idempotent_lifecycle', 'operations', 'artifact_upload', 'support_profiles'];
+const REQUIRED_FEATURES = [
+  'service_forms',
+  'exact_form_ref',
+  'optimistic_concurrency',
+  'idempotent_lifecycle',
+  'operations',
+  'artifact_upload',
+  'support_profiles',
+];
 
 export interface HostClientOptions {
   /** Host origin, e.g. https://host.example or http://127.0.0.1:8080 (loopback only). */
@@ -89,9 +97,11 @@ export class HostConnection {
     for (const f of REQUIRED_FEATURES) if (features[f] !== true) r.fail(`required feature ${f} is not advertised`);
     const endpoints = r.object(doc.endpoints, 'endpoints', ['api']);
     const api = r.string(endpoints.api, 'endpoints.api');
-    if (!/^https?:\/\/[^/?#@]+\/apis\/forms\.takoform\.com\/v1$/.test(api) || api.includes('%')) r.fail(`endpoints.api ${JSON.stringify(api)} is not an allowed API root`);
+    if (!/^https?:\/\/[^/?#@]+\/apis\/forms\.takoform\.com\/v1$/.test(api) || api.includes('%'))
+      r.fail(`endpoints.api ${JSON.stringify(api)} is not an allowed API root`);
     const apiUrl = new URL(api);
-    if (!sameOrigin(apiUrl, this.origin)) r.fail(`endpoints.api points at another origin (${apiUrl.origin}); the token is only ever sent to ${this.origin.origin}`);
+    if (!sameOrigin(apiUrl, this.origin))
+      r.fail(`endpoints.api points at another origin (${apiUrl.origin}); the token is only ever sent to ${this.origin.origin}`);
     return apiUrl.pathname;
   }
 }

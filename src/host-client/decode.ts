@@ -112,7 +112,10 @@ export function readResource(r: Reader, value: unknown, expect: { formRef: FormR
   const resource: ResourceResponse = {
     apiVersion: r.string(o.apiVersion, `${where}.apiVersion`),
     kind: r.string(o.kind, `${where}.kind`),
-    form: { formRef, ...(form.packageDigest !== undefined ? { packageDigest: r.string(form.packageDigest, `${where}.form.packageDigest`, DIGEST_PATTERN) } : {}) },
+    form: {
+      formRef,
+      ...(form.packageDigest !== undefined ? { packageDigest: r.string(form.packageDigest, `${where}.form.packageDigest`, DIGEST_PATTERN) } : {}),
+    },
     metadata: {
       name: r.string(m.name, `${where}.metadata.name`, NAME_PATTERN),
       space: r.string(m.space, `${where}.metadata.space`),
@@ -133,7 +136,8 @@ export function readResource(r: Reader, value: unknown, expect: { formRef: FormR
     r.fail(`${where} is recorded under another exact FormRef (${ref.apiVersion}/${ref.kind}@${ref.definitionVersion} ${ref.schemaDigest})`);
   }
   if (resource.apiVersion !== e.apiVersion || resource.kind !== e.kind) r.fail(`${where} apiVersion/kind differ from the FormRef`);
-  if (resource.metadata.name !== expect.name || resource.metadata.space !== expect.space) r.fail(`${where} names another resource (${resource.metadata.space}/${resource.metadata.name})`);
+  if (resource.metadata.name !== expect.name || resource.metadata.space !== expect.space)
+    r.fail(`${where} names another resource (${resource.metadata.space}/${resource.metadata.name})`);
   return resource;
 }
 
@@ -166,7 +170,8 @@ export function readOperation(r: Reader, value: unknown, where = 'operation'): O
   if (o.metadata !== undefined) {
     const m = r.object(o.metadata, `${where}.metadata`, [], ['phase', 'progress']);
     if (m.phase !== undefined) r.string(m.phase, `${where}.metadata.phase`, /^[A-Z][A-Za-z0-9]{0,63}$/);
-    if (m.progress !== undefined && !(Number.isInteger(m.progress) && (m.progress as number) >= 0 && (m.progress as number) <= 100)) r.fail(`${where}.metadata.progress must be 0..100`);
+    if (m.progress !== undefined && !(Number.isInteger(m.progress) && (m.progress as number) >= 0 && (m.progress as number) <= 100))
+      r.fail(`${where}.metadata.progress must be 0..100`);
   }
   let error: OperationDocument['error'];
   if (o.error !== undefined) {

@@ -54,10 +54,17 @@ export class FormsApi {
   /** The exact availability probe: the entry for this FormRef, or undefined when the Host lacks it. */
   async probe(formRef: FormRef, space: string): Promise<FormAvailability | undefined> {
     try {
-      const forms = await this.list({ group: formRef.apiVersion, kind: formRef.kind, definitionVersion: formRef.definitionVersion, schemaDigest: formRef.schemaDigest, space });
+      const forms = await this.list({
+        group: formRef.apiVersion,
+        kind: formRef.kind,
+        definitionVersion: formRef.definitionVersion,
+        schemaDigest: formRef.schemaDigest,
+        space,
+      });
       if (forms.length > 1) throw new ProtocolViolationError('forms', 'the exact probe answered more than one entry');
       const entry = forms[0];
-      if (entry && canonicalJson(entry.identity.formRef) !== canonicalJson(pickRef(formRef))) throw new ProtocolViolationError('forms', 'the exact probe answered another FormRef');
+      if (entry && canonicalJson(entry.identity.formRef) !== canonicalJson(pickRef(formRef)))
+        throw new ProtocolViolationError('forms', 'the exact probe answered another FormRef');
       return entry;
     } catch (e) {
       if (e instanceof HostApiError && e.code === 'form_unknown') return undefined; // ambiguity A5
@@ -81,7 +88,10 @@ export class FormsApi {
     const ref = r.formRef(identity.formRef, 'identity.formRef');
     if (canonicalJson(ref) !== canonicalJson(pickRef(formRef))) r.fail('identity.formRef differs from the requested exact FormRef');
     return {
-      identity: { formRef: ref, ...(identity.packageDigest !== undefined ? { packageDigest: r.string(identity.packageDigest, 'identity.packageDigest', DIGEST_PATTERN) } : {}) },
+      identity: {
+        formRef: ref,
+        ...(identity.packageDigest !== undefined ? { packageDigest: r.string(identity.packageDigest, 'identity.packageDigest', DIGEST_PATTERN) } : {}),
+      },
       displayName: r.string(o.displayName, 'displayName'),
       ...(o.description !== undefined ? { description: r.string(o.description, 'description') } : {}),
       desiredSchema: r.jsonObject(o.desiredSchema, 'desiredSchema'),

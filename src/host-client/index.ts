@@ -1,7 +1,15 @@
 // Public surface of the Host API v1 client. See docs/host-client.md.
 export { HostClient } from './client.js';
 export { API_VERSION, type HostClientOptions } from './connection.js';
-export { resourceRequest, type ApplyFence, type ImportFence, type MutationOptions, type MutationResult, type ResourcesApi, type ValidationResult } from './resources-api.js';
+export {
+  resourceRequest,
+  type ApplyFence,
+  type ImportFence,
+  type MutationOptions,
+  type MutationResult,
+  type ResourcesApi,
+  type ValidationResult,
+} from './resources-api.js';
 export type { OperationsApi } from './operations-api.js';
 export { buildManifest, type ArtifactFile, type ArtifactKind, type ArtifactManifest, type UploadResult } from './artifacts-api.js';
 export type { SupportProfile } from './support-api.js';

@@ -29,7 +29,13 @@ export class OperationsApi {
     const route = 'operation-cancel';
     const api = await this.conn.api();
     const key = `takoform-cancel-${createHash('sha256').update(id).digest('hex')}`;
-    const res = await this.conn.transport.send({ route, method: 'POST', path: `${api}/operations/${seg(id)}/cancel`, headers: { 'idempotency-key': key }, safeToRetry: true });
+    const res = await this.conn.transport.send({
+      route,
+      method: 'POST',
+      path: `${api}/operations/${seg(id)}/cancel`,
+      headers: { 'idempotency-key': key },
+      safeToRetry: true,
+    });
     expectStatus(route, res, [200]);
     const operation = readOperation(new Reader(route), res.body);
     if (operation.id !== id) throw new ProtocolViolationError(route, `cancelled operation ${id}, got ${operation.id}`);
@@ -65,7 +71,12 @@ export class OperationsApi {
         delay = polled.retryAfterMs ?? Math.min(15_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
       } catch (e) {
         if (e instanceof HostApiError && e.code === 'operation_not_found') {
-          throw new AcceptedOutcomeUnknownError(route, accepted.id, knownUid(), 'the Host no longer has the operation record; read the resource to learn the outcome');
+          throw new AcceptedOutcomeUnknownError(
+            route,
+            accepted.id,
+            knownUid(),
+            'the Host no longer has the operation record; read the resource to learn the outcome',
+          );
         }
         throw new AcceptedOutcomeUnknownError(route, accepted.id, knownUid(), e instanceof HostClientError ? e.message : String(e));
       }

@@ -108,7 +108,12 @@ export class ResourcesApi {
   }
 
   /** PUT {api}/resources/{group}/{kind}/{name}: the fenced, idempotent apply of a prepared spec. */
-  async apply(request: ResourceRequest, review: { prepareDigest: string; specDigest: string }, fence: ApplyFence, options: MutationOptions = {}): Promise<MutationResult> {
+  async apply(
+    request: ResourceRequest,
+    review: { prepareDigest: string; specDigest: string },
+    fence: ApplyFence,
+    options: MutationOptions = {},
+  ): Promise<MutationResult> {
     const route = 'apply';
     const api = await this.conn.api();
     const ref = request.form.formRef;
@@ -133,7 +138,10 @@ export class ResourcesApi {
       body: bodyText,
       attempt: options.attempt ?? newAttemptId(),
     });
-    const res = await this.sendKeyed({ route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true }, options.attempt !== undefined);
+    const res = await this.sendKeyed(
+      { route, method: 'PUT', path: resourcePath(api, ref, request.metadata.name), headers, body: bodyText, safeToRetry: true },
+      options.attempt !== undefined,
+    );
     const address = { formRef: ref, space: request.metadata.space, name: request.metadata.name };
     const result = await this.mutationResult(route, res, address, fence.kind === 'create' ? [201] : [200], uid || undefined, options);
     if (fence.kind === 'update' && result.resource.metadata.uid !== fence.expectedUid) {
@@ -160,7 +168,10 @@ export class ResourcesApi {
       body: bodyText,
       attempt: options.attempt ?? newAttemptId(),
     });
-    const res = await this.sendKeyed({ route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true }, options.attempt !== undefined);
+    const res = await this.sendKeyed(
+      { route, method: 'POST', path: `${resourcePath(api, ref, request.metadata.name)}/import`, headers, body: bodyText, safeToRetry: true },
+      options.attempt !== undefined,
+    );
     return this.mutationResult(route, res, { formRef: ref, space: request.metadata.space, name: request.metadata.name }, [200, 201], uid || undefined, options);
   }
 
@@ -170,7 +181,12 @@ export class ResourcesApi {
     const api = await this.conn.api();
     let res: HttpResponse;
     try {
-      res = await this.conn.transport.send({ route, method: 'GET', path: `${resourcePath(api, address.formRef, address.name)}?${exactQuery(address.formRef, address.space)}`, safeToRetry: true });
+      res = await this.conn.transport.send({
+        route,
+        method: 'GET',
+        path: `${resourcePath(api, address.formRef, address.name)}?${exactQuery(address.formRef, address.space)}`,
+        safeToRetry: true,
+      });
     } catch (e) {
       if (e instanceof HostApiError && e.code === 'resource_not_found') return undefined;
       throw e;
@@ -196,13 +212,18 @@ export class ResourcesApi {
     const r = new Reader(route);
     const envelope = r.object(res.body, 'observe response', ['resource']);
     const resource = readResource(r, envelope.resource, address);
-    if (resource.metadata.generation !== expectedGeneration) r.fail(`observed generation ${resource.metadata.generation} differs from the fence ${expectedGeneration}`);
+    if (resource.metadata.generation !== expectedGeneration)
+      r.fail(`observed generation ${resource.metadata.generation} differs from the fence ${expectedGeneration}`);
     checkEtag(route, res, resource, false);
     return resource;
   }
 
   /** DELETE with the generation fence; "absent" when the Host no longer has it. */
-  async delete(address: ResourceAddress, fence: { expectedGeneration: string; uid: string; ifMatchRevision?: string }, options: MutationOptions = {}): Promise<'deleted' | 'absent'> {
+  async delete(
+    address: ResourceAddress,
+    fence: { expectedGeneration: string; uid: string; ifMatchRevision?: string },
+    options: MutationOptions = {},
+  ): Promise<'deleted' | 'absent'> {
     const route = 'delete';
     const api = await this.conn.api();
     const headers: Record<string, string> = {
@@ -220,17 +241,26 @@ export class ResourcesApi {
     };
     if (fence.ifMatchRevision) headers['if-match'] = `"${fence.ifMatchRevision}"`;
     try {
-      const res = await this.sendKeyed({
-        route,
-        method: 'DELETE',
-        path: `${resourcePath(api, address.formRef, address.name)}?${exactQuery(address.formRef, address.space)}`,
-        headers,
-        safeToRetry: true,
-      }, options.attempt !== undefined);
+      const res = await this.sendKeyed(
+        {
+          route,
+          method: 'DELETE',
+          path: `${resourcePath(api, address.formRef, address.name)}?${exactQuery(address.formRef, address.space)}`,
+          headers,
+          safeToRetry: true,
+        },
+        options.attempt !== undefined,
+      );
       expectStatus(route, res, [202, 204]);
       if (res.status === 202) {
         // The content of a delete Operation's result is unspecified (A4); only its end matters.
-        await this.operations.waitForResult(route, readAccepted(route, res.body), parseRetryAfter(firstHeader(res.headers['retry-after'])), fence.uid, options.operationTimeoutMs);
+        await this.operations.waitForResult(
+          route,
+          readAccepted(route, res.body),
+          parseRetryAfter(firstHeader(res.headers['retry-after'])),
+          fence.uid,
+          options.operationTimeoutMs,
+        );
         return 'deleted';
       }
       expectEmptyBody(route, res);
@@ -259,11 +289,24 @@ export class ResourcesApi {
     }
   }
 
-  private async mutationResult(route: string, res: HttpResponse, address: ResourceAddress, direct: number[], uid: string | undefined, options: MutationOptions): Promise<MutationResult> {
+  private async mutationResult(
+    route: string,
+    res: HttpResponse,
+    address: ResourceAddress,
+    direct: number[],
+    uid: string | undefined,
+    options: MutationOptions,
+  ): Promise<MutationResult> {
     expectStatus(route, res, [...direct, 202]);
     if (res.status === 202) {
       const accepted = readAccepted(route, res.body);
-      const result = await this.operations.waitForResult(route, accepted, parseRetryAfter(firstHeader(res.headers['retry-after'])), uid, options.operationTimeoutMs);
+      const result = await this.operations.waitForResult(
+        route,
+        accepted,
+        parseRetryAfter(firstHeader(res.headers['retry-after'])),
+        uid,
+        options.operationTimeoutMs,
+      );
       const r = new Reader('operation');
       const resource = readResource(r, r.object(result, 'operation.result', ['resource']).resource, address, 'operation.result.resource');
       return { outcome: uid ? 'updated' : 'created', resource, operationId: accepted.id };

@@ -20,7 +20,20 @@ export interface SupportProfile {
   readonly limits?: Record<string, number>;
 }
 
-const PROFILE_MEMBERS = ['apiVersion', 'kind', 'formRef', 'interfaceRef', 'bindingRef', 'operations', 'serviceRef', 'satisfiable', 'supportedEnums', 'supportedRanges', 'supportedBindings', 'limits'];
+const PROFILE_MEMBERS = [
+  'apiVersion',
+  'kind',
+  'formRef',
+  'interfaceRef',
+  'bindingRef',
+  'operations',
+  'serviceRef',
+  'satisfiable',
+  'supportedEnums',
+  'supportedRanges',
+  'supportedBindings',
+  'limits',
+];
 const OPERATIONS = ['create', 'read', 'update', 'delete', 'import', 'observe'];
 
 export class SupportApi {
@@ -90,7 +103,9 @@ function readProfile(r: Reader, value: unknown, where: string, kind: SupportProf
   for (const m of forbidden[kind]) if (m in o) r.fail(`${where} must not carry ${m}`);
   let operations: string[] | undefined;
   if (o.operations !== undefined) {
-    operations = (Array.isArray(o.operations) ? (o.operations as unknown[]) : r.fail(`${where}.operations must be an array`)).map((op, i) => r.string(op, `${where}.operations[${i}]`));
+    operations = (Array.isArray(o.operations) ? (o.operations as unknown[]) : r.fail(`${where}.operations must be an array`)).map((op, i) =>
+      r.string(op, `${where}.operations[${i}]`),
+    );
     for (const op of operations) if (!OPERATIONS.includes(op)) r.fail(`${where}.operations has unknown operation ${op}`);
   }
   let serviceRef: SupportProfile['serviceRef'];

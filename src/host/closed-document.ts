@@ -17,12 +17,7 @@ export function expectObject(value: JsonValue | undefined, pointer: string): Jso
 }
 
 /** Refuses unknown members first (they say the most about a mismatched client), then missing ones. */
-export function expectMembers(
-  object: JsonObject,
-  pointer: string,
-  required: readonly string[],
-  optional: readonly string[] = [],
-): void {
+export function expectMembers(object: JsonObject, pointer: string, required: readonly string[], optional: readonly string[] = []): void {
   for (const member of Object.keys(object)) {
     if (!required.includes(member) && !optional.includes(member)) {
       throw invalidArgument(`${describe(pointer)} has unknown member "${member}"`, appendPointer(pointer, member));
@@ -43,12 +38,7 @@ export function expectString(object: JsonObject, member: string, pointer: string
   return value;
 }
 
-export function optionalString(
-  object: JsonObject,
-  member: string,
-  pointer: string,
-  grammar?: StringGrammar,
-): string | undefined {
+export function optionalString(object: JsonObject, member: string, pointer: string, grammar?: StringGrammar): string | undefined {
   return hasMember(object, member) ? expectString(object, member, pointer, grammar) : undefined;
 }
 

@@ -247,10 +247,7 @@ class EntryReader {
 function checkedPointer(value: JsonValue | undefined, at: string, wildcardAllowed: boolean): string {
   const tokens = typeof value === 'string' ? pointerTokens(value) : undefined;
   if (tokens === undefined || tokens.length === 0 || (!wildcardAllowed && tokens.includes('*'))) {
-    throw new DeclaredConstraintError(
-      `${at} must hold non-root JSON Pointers${wildcardAllowed ? '' : ' without wildcards'}`,
-      'malformed',
-    );
+    throw new DeclaredConstraintError(`${at} must hold non-root JSON Pointers${wildcardAllowed ? '' : ' without wildcards'}`, 'malformed');
   }
   return value as string;
 }

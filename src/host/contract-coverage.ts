@@ -9,7 +9,11 @@ import { describeContractRef, sameContractRef, type ContractRef } from './contra
 import type { ContractCatalog } from './contract-documents.js';
 import { describeFormRef } from './form-ref.js';
 
-export function unsatisfiedContracts(catalog: FormCatalog, contracts: ContractCatalog, directoryOf: (formKey: string) => string | undefined = () => undefined): string[] {
+export function unsatisfiedContracts(
+  catalog: FormCatalog,
+  contracts: ContractCatalog,
+  directoryOf: (formKey: string) => string | undefined = () => undefined,
+): string[] {
   const forms = catalog.all();
   const provided = (ref: ContractRef) => forms.some((form) => form.definition.providedInterfaces.some((p) => sameContractRef(p, ref)));
   const warnings: string[] = [];
@@ -27,7 +31,9 @@ export function unsatisfiedContracts(catalog: FormCatalog, contracts: ContractCa
       const binding = contracts.exactBinding(accepted);
       if (binding === undefined) missing.push(`accepts Binding ${describeContractRef(accepted)}, whose Binding Definition is not installed`);
       else if (!provided(binding.targetInterface)) {
-        missing.push(`Binding ${describeContractRef(accepted)} targets Interface ${describeContractRef(binding.targetInterface)}, which no installed Form provides`);
+        missing.push(
+          `Binding ${describeContractRef(accepted)} targets Interface ${describeContractRef(binding.targetInterface)}, which no installed Form provides`,
+        );
       }
     }
     if (missing.length > 0) {

@@ -71,12 +71,7 @@ function readContractDocument(file: string, interfaces: InterfaceDefinition[], b
     const targetInterface = readContractRef(document.targetInterface);
     const sourceRole = document.sourceRole;
     const allowed = document.allowedTargetForms;
-    if (
-      targetInterface === undefined ||
-      typeof sourceRole !== 'string' ||
-      !(FORM_ROLES as readonly string[]).includes(sourceRole) ||
-      !Array.isArray(allowed)
-    ) {
+    if (targetInterface === undefined || typeof sourceRole !== 'string' || !(FORM_ROLES as readonly string[]).includes(sourceRole) || !Array.isArray(allowed)) {
       throw new FormPackageError(`${file}: a BindingDefinition needs targetInterface, sourceRole and allowedTargetForms`);
     }
     const allowedTargetForms = allowed.map((entry) => {

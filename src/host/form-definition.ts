@@ -45,12 +45,7 @@ export function readFormDefinition(document: JsonValue): FormDefinition {
   if (!isJsonObject(document)) throw new InvalidFormDefinitionError('a Form Definition must be a JSON object');
   const apiVersion = requireString(document, 'apiVersion', isFormGroup, 'a versionless Form group');
   const kind = requireString(document, 'kind', isFormKind, 'a Form kind');
-  const definitionVersion = requireString(
-    document,
-    'definitionVersion',
-    isDefinitionVersion,
-    'a SemVer version without build metadata',
-  );
+  const definitionVersion = requireString(document, 'definitionVersion', isDefinitionVersion, 'a SemVer version without build metadata');
   const title = requireString(document, 'title', (value) => value.length >= 1 && value.length <= 160, '1-160 characters');
   requireString(document, 'requiresHostApi', (value) => value === HOST_API_VERSION, `"${HOST_API_VERSION}"`);
   const role = requireString(document, 'role', isFormRole, `one of ${FORM_ROLES.join(', ')}`) as FormRole;
@@ -95,9 +90,7 @@ function readCapabilities(value: JsonValue | undefined): LifecycleCapability[] {
   const capabilities: LifecycleCapability[] = [];
   for (const entry of value) {
     if (typeof entry !== 'string' || !isLifecycleCapability(entry) || capabilities.includes(entry)) {
-      throw new InvalidFormDefinitionError(
-        `/lifecycleCapabilities must hold distinct values from ${LIFECYCLE_CAPABILITIES.join(', ')}`,
-      );
+      throw new InvalidFormDefinitionError(`/lifecycleCapabilities must hold distinct values from ${LIFECYCLE_CAPABILITIES.join(', ')}`);
     }
     capabilities.push(entry);
   }

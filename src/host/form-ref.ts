@@ -32,12 +32,7 @@ export function readFormRef(value: JsonValue | undefined, pointer: string): Form
 }
 
 export function sameFormRef(a: FormRef, b: FormRef): boolean {
-  return (
-    a.apiVersion === b.apiVersion &&
-    a.kind === b.kind &&
-    a.definitionVersion === b.definitionVersion &&
-    a.schemaDigest === b.schemaDigest
-  );
+  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.definitionVersion === b.definitionVersion && a.schemaDigest === b.schemaDigest;
 }
 
 /** A string key for maps: the 4-tuple, unambiguous because no member may contain a quote. */

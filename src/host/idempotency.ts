@@ -51,21 +51,24 @@ export async function executeIdempotently(
   host.inFlight.add(inFlightKey);
   try {
     await delay(request.fault.delayMs);
-    return await host.store.transaction(async (tx) => {
-      const record = await tx.findIdempotencyRecord(scope);
-      if (record !== undefined) return replay(record, fingerprint);
-      let outcome: IdempotentOutcome;
-      try {
-        // A refusal undoes whatever the attempt wrote, but is itself recorded and replayed.
-        outcome = await tx.savepoint(() => execute(tx));
-      } catch (error) {
-        if (!(error instanceof HostError)) throw error;
-        outcome = { response: errorResponse(error, request.requestId) };
-      }
-      const { response, boundUid, operationId } = outcome;
-      await tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid, operationId });
-      return response;
-    }, { queue: scope.tenant });
+    return await host.store.transaction(
+      async (tx) => {
+        const record = await tx.findIdempotencyRecord(scope);
+        if (record !== undefined) return replay(record, fingerprint);
+        let outcome: IdempotentOutcome;
+        try {
+          // A refusal undoes whatever the attempt wrote, but is itself recorded and replayed.
+          outcome = await tx.savepoint(() => execute(tx));
+        } catch (error) {
+          if (!(error instanceof HostError)) throw error;
+          outcome = { response: errorResponse(error, request.requestId) };
+        }
+        const { response, boundUid, operationId } = outcome;
+        await tx.saveIdempotencyRecord({ scope, fingerprint, status: response.status, etag: response.etag, body: response.body, boundUid, operationId });
+        return response;
+      },
+      { queue: scope.tenant },
+    );
   } finally {
     host.inFlight.delete(inFlightKey);
   }
@@ -73,15 +76,11 @@ export async function executeIdempotently(
 
 function replay(record: IdempotencyRecord, fingerprint: string): HostResponse {
   if (record.fingerprint !== fingerprint) {
-    throw invalidArgument(
-      `${IDEMPOTENCY_KEY_HEADER} was already used for a different request; send a new key for a new request`,
-      undefined,
-      { header: IDEMPOTENCY_KEY_HEADER },
-    );
+    throw invalidArgument(`${IDEMPOTENCY_KEY_HEADER} was already used for a different request; send a new key for a new request`, undefined, {
+      header: IDEMPOTENCY_KEY_HEADER,
+    });
   }
-  return record.etag === undefined
-    ? { status: record.status, body: record.body }
-    : { status: record.status, etag: record.etag, body: record.body };
+  return record.etag === undefined ? { status: record.status, body: record.body } : { status: record.status, etag: record.etag, body: record.body };
 }
 
 /** sha256(method \0 request-target \0 If-Match \0 If-None-Match \0 Takoform-Expected-Generation \0 body). */

@@ -110,11 +110,7 @@ export function loadFormPackage(directory: string): LoadedFormPackage {
     fail(`${definitionPath} has schemaDigest ${schemaDigest}, but formRef.schemaDigest is ${formRef.schemaDigest}`);
   }
   const definition = withPath(definitionFile, () => readFormDefinition(document));
-  if (
-    definition.apiVersion !== formRef.apiVersion ||
-    definition.kind !== formRef.kind ||
-    definition.definitionVersion !== formRef.definitionVersion
-  ) {
+  if (definition.apiVersion !== formRef.apiVersion || definition.kind !== formRef.kind || definition.definitionVersion !== formRef.definitionVersion) {
     fail(`formRef ${describeFormRef(formRef)} does not match the Definition's apiVersion, kind and definitionVersion`);
   }
   return { directory, formRef, packageDigest: jcsDigest(index), definition };
@@ -138,11 +134,7 @@ function verifyListedFiles(directory: string, files: JsonValue | undefined, fail
   return listed;
 }
 
-function fileEntryMembers(
-  entry: JsonObject,
-  at: string,
-  fail: (message: string) => never,
-): { path: string; mediaType: string; size: number; digest: string } {
+function fileEntryMembers(entry: JsonObject, at: string, fail: (message: string) => never): { path: string; mediaType: string; size: number; digest: string } {
   const unknown = Object.keys(entry).find((member) => !['path', 'mediaType', 'size', 'digest'].includes(member));
   if (unknown !== undefined) fail(`${at} has unknown member "${unknown}"`);
   const { path: filePath, mediaType, size, digest } = entry;

@@ -85,9 +85,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   // Where a frozen conformance corpus lists a package or contract document, its digest must match.
   const expectedDigests = corpusDigests(options.packageDirs);
   const packages = loadedPackages.filter(
-    (loaded) => collectRefusal(refusals, () => (assertCorpusDigest(expectedDigests, path.join(loaded.directory, PACKAGE_INDEX_FILE), loaded.packageDigest), true)) === true,
+    (loaded) =>
+      collectRefusal(refusals, () => (assertCorpusDigest(expectedDigests, path.join(loaded.directory, PACKAGE_INDEX_FILE), loaded.packageDigest), true)) ===
+      true,
   );
-  for (const entry of [...contracts.interfaces, ...contracts.bindings]) collectRefusal(refusals, () => assertCorpusDigest(expectedDigests, entry.file, entry.ref.schemaDigest));
+  for (const entry of [...contracts.interfaces, ...contracts.bindings])
+    collectRefusal(refusals, () => assertCorpusDigest(expectedDigests, entry.file, entry.ref.schemaDigest));
   const catalog = FormCatalog.install(packages, refusals);
   if (refusals.length > 0) throw new FormPackageRefusals(refusals);
   const directories = new Map(packages.map((loaded) => [describeFormRef(loaded.formRef), loaded.directory]));
@@ -98,10 +101,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const store = await openStore(options.dbPath, log);
   // A number no other process on this database ever gets: it names this process's Operation
   // leases and prefixes its request ids, so both stay unique across processes and restarts.
-  const instance = await store.transaction((tx) => tx.nextSequence(HOST_INSTANCE_TENANT, 'host-instances')).catch(async (error: unknown) => {
-    await store.close();
-    throw error;
-  });
+  const instance = await store
+    .transaction((tx) => tx.nextSequence(HOST_INSTANCE_TENANT, 'host-instances'))
+    .catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
   const instanceId = `host_${instance.toString(36)}`;
   const host: HostContext = {
     catalog,

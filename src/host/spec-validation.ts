@@ -54,7 +54,7 @@ function problemFromSchemaError(error: ErrorObject): SpecProblem {
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
     return {
       pointer: appendPointer(error.instancePath, params.additionalProperty),
-      message: 'is not a member the Form\'s desiredSchema allows',
+      message: "is not a member the Form's desiredSchema allows",
     };
   }
   if (error.keyword === 'required' && typeof params.missingProperty === 'string') {

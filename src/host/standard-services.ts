@@ -48,11 +48,7 @@ export function collectSlots(slotArrays: readonly string[], spec: JsonObject): S
  * sharing a name (slot names share the runtime binding namespace). Pointers are spec-relative;
  * `specPointer` is where the spec sits in the request document.
  */
-export function assertSlotsSatisfiable(
-  slots: readonly StandardServiceSlot[],
-  satisfiable: ReadonlySet<string>,
-  specPointer: string,
-): void {
+export function assertSlotsSatisfiable(slots: readonly StandardServiceSlot[], satisfiable: ReadonlySet<string>, specPointer: string): void {
   const names = new Set<string>();
   for (const slot of slots) {
     if (names.has(slot.name)) {

@@ -72,8 +72,14 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     const bundle = realpathSync(process.argv[1] ?? '');
     const executable = wrapper ? undefined : runningAsSingleExecutable() ? process.execPath : builtExecutable(bundle);
-    const dir = installProvider({ bundle, ...(executable !== undefined ? { executable } : {}), ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}) });
-    realStdoutWrite(`installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir} (${executable !== undefined ? 'single executable, Node embedded' : 'wrapper: needs node on PATH'})\n`);
+    const dir = installProvider({
+      bundle,
+      ...(executable !== undefined ? { executable } : {}),
+      ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}),
+    });
+    realStdoutWrite(
+      `installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir} (${executable !== undefined ? 'single executable, Node embedded' : 'wrapper: needs node on PATH'})\n`,
+    );
     return 0;
   }
   if (command === 'release') {

@@ -37,7 +37,12 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   }
   const provider = new TakoformProvider(catalog, logger);
   if (catalogProblem) {
-    provider.loadDiagnostics.push(errorDiag('Cannot read the Form catalog', `${catalogProblem}\n\nFix the file, or write it from the Host (TAKOFORM_TOKEN set) with:\n\n  ${lockCommandFor(catalog)}`));
+    provider.loadDiagnostics.push(
+      errorDiag(
+        'Cannot read the Form catalog',
+        `${catalogProblem}\n\nFix the file, or write it from the Host (TAKOFORM_TOKEN set) with:\n\n  ${lockCommandFor(catalog)}`,
+      ),
+    );
   } else {
     // No catalog, or one without a type the configuration uses: say so where core shows it.
     provider.loadDiagnostics.push(...catalogDiagnostics(catalog, resourceTypesInConfiguration()));
@@ -59,7 +64,13 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
 
   server = createPluginServer(
     createProviderHandlers(provider, () => logger.info('StopProvider received')),
-    { onShutdown: () => { provider.closedByCore(); server?.forceShutdown(); exit(0); } },
+    {
+      onShutdown: () => {
+        provider.closedByCore();
+        server?.forceShutdown();
+        exit(0);
+      },
+    },
   );
 
   // AutoMTLS: our certificate in the handshake line, and only core's certificate accepted.

@@ -4,7 +4,23 @@ import { describe, expect, it } from 'vitest';
 import { isResourceName, isSpaceId, resourceNameProblem, spaceIdProblem } from '../../src/common/grammar.js';
 
 const names = ['a', 'web-1', 'a'.repeat(63), '', 'A', 'Bad-Name', 'a'.repeat(64), 'naïve', '1abc', '-a', 'a-', 'a_b', 'a.b', 'a b'];
-const spaces = ['demo', 'a b', 'Ünïcode space', 'x'.repeat(255), '', ' demo', 'demo ', '\u00a0demo', 'demo\u3000', '\ufeffdemo', 'a/b', 'de\u0007mo', 'de\u0085mo', 'x'.repeat(256), 'a\ud800b'];
+const spaces = [
+  'demo',
+  'a b',
+  'Ünïcode space',
+  'x'.repeat(255),
+  '',
+  ' demo',
+  'demo ',
+  '\u00a0demo',
+  'demo\u3000',
+  '\ufeffdemo',
+  'a/b',
+  'de\u0007mo',
+  'de\u0085mo',
+  'x'.repeat(256),
+  'a\ud800b',
+];
 
 describe('identifier grammars', () => {
   it.each(names)('name %j: a reason exactly when it is refused', (name) => {

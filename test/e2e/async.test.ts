@@ -30,7 +30,10 @@ describe('a Host Operation that outlives the wait', () => {
   let ws: TofuWorkspace;
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')], undefined, ['--async-form', 'RangeSequence', '--operation-pending-polls', '3']);
-    ws = createWorkspace({ 'main.tf': CONFIG, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, host);
+    ws = createWorkspace(
+      { 'main.tf': CONFIG, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') },
+      host,
+    );
     await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {

@@ -90,7 +90,9 @@ describe('catalog lock against the previous lock', () => {
     const r = await ws.provider(['catalog', 'lock', '--endpoint', shrunk.url, '--package', packages]);
     expect(r.code).toBe(1);
     const err = flat(r.stderr);
-    expect(err).toMatch(/takoform_range_counter \(resources\.publisher\.example\/RangeCounter@0\.1\.0 \(sha256:[0-9a-f]{64}\)\) would be removed.*allow with --allow-removals/);
+    expect(err).toMatch(
+      /takoform_range_counter \(resources\.publisher\.example\/RangeCounter@0\.1\.0 \(sha256:[0-9a-f]{64}\)\) would be removed.*allow with --allow-removals/,
+    );
     expect(err).not.toMatch(/takoform_range_sequence would/);
     expect(r.stdout).toMatch(/- takoform_range_counter: /);
     expect(readFileSync(lockFile, 'utf8')).toBe(before);
@@ -118,7 +120,9 @@ describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog',
     const r = await ws.run(['plan', '-input=false', '-no-color']);
     expect(r.code).toBe(1);
     const text = flat(r.stdout + r.stderr);
-    expect(text).toMatch(/No Form catalog: the provider looked for \S+\/work\/\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\), so it has no resource type takoform_range_sequence \(main\.tf:\d+\)/);
+    expect(text).toMatch(
+      /No Form catalog: the provider looked for \S+\/work\/\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\), so it has no resource type takoform_range_sequence \(main\.tf:\d+\)/,
+    );
     expect(text).toContain(`terraform-provider-takoform catalog lock --endpoint ${host.url} --space demo --package DIR`);
   });
 
@@ -145,7 +149,9 @@ describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog',
     await ws.ok(['init', '-input=false', '-no-color']);
     const r = await ws.ok(['plan', '-input=false', '-no-color']);
     const text = flat(r.stdout + r.stderr);
-    expect(text).toMatch(/Warning: No Form catalog .*looked for \S+\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\) .*terraform-provider-takoform catalog lock --endpoint/);
+    expect(text).toMatch(
+      /Warning: No Form catalog .*looked for \S+\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\) .*terraform-provider-takoform catalog lock --endpoint/,
+    );
   });
 
   it('names the missing type when the catalog lacks it', async () => {
@@ -159,7 +165,9 @@ describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog',
     expect(r.code).toBe(1);
     const text = flat(r.stdout + r.stderr);
     expect(text).toMatch(/Resource type not in the Form catalog/);
-    expect(text).toMatch(/The Form catalog \S+\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\) has no type takoform_range_sequence \(main\.tf:\d+\)/);
+    expect(text).toMatch(
+      /The Form catalog \S+\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\) has no type takoform_range_sequence \(main\.tf:\d+\)/,
+    );
     expect(text).toContain('terraform-provider-takoform catalog lock --endpoint');
   });
 });

@@ -27,7 +27,12 @@ describe('catalog lock and availability', () => {
     expect((await ws.provider(['catalog', 'lock', ...packages])).code).toBe(0);
     expect(readFileSync(lockFile, 'utf8')).toBe(first);
     expect(first).toBe(committed);
-    expect(JSON.parse(first).forms[0]).toMatchObject({ typeName: 'takoform_range_counter', immutableFields: ['/externalServices'], role: 'identity', packageVerified: true });
+    expect(JSON.parse(first).forms[0]).toMatchObject({
+      typeName: 'takoform_range_counter',
+      immutableFields: ['/externalServices'],
+      role: 'identity',
+      packageVerified: true,
+    });
   });
 
   it('refuses at plan, naming the exact FormRef, when the Host does not have the locked Form', async () => {

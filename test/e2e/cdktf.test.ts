@@ -27,11 +27,15 @@ describe('CDKTF bindings', () => {
   });
 
   it('generates bindings offline from the catalog', () => {
-    const out = execFileSync(process.execPath, [PROVIDER_BUNDLE, 'cdktf', '--catalog', path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), '--out', path.join(dir, 'gen')], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: path.join(dir, 'none.tfrc') },
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      process.execPath,
+      [PROVIDER_BUNDLE, 'cdktf', '--catalog', path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), '--out', path.join(dir, 'gen')],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: path.join(dir, 'none.tfrc') },
+        encoding: 'utf8',
+      },
+    );
     expect(out).toMatch(/wrote CDKTF bindings/);
     for (const f of ['provider/index.ts', 'range-sequence/index.ts', 'range-counter/index.ts', 'resource/index.ts', 'data-takoform-forms/index.ts']) {
       expect(existsSync(path.join(dir, 'gen/providers/takoform', f)), f).toBe(true);
@@ -64,7 +68,19 @@ app.synth();
     );
     execFileSync(
       process.execPath,
-      [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '--module', 'commonjs', '--target', 'es2020', '--skipLibCheck', '--strict', '--esModuleInterop', '--outDir', path.join(dir, 'js'), path.join(dir, 'main.ts')],
+      [
+        path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+        '--module',
+        'commonjs',
+        '--target',
+        'es2020',
+        '--skipLibCheck',
+        '--strict',
+        '--esModuleInterop',
+        '--outDir',
+        path.join(dir, 'js'),
+        path.join(dir, 'main.ts'),
+      ],
       { cwd: dir, stdio: 'pipe' },
     );
     execFileSync(process.execPath, [path.join(dir, 'js/main.js')], { cwd: dir, stdio: 'pipe' });

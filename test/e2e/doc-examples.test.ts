@@ -10,7 +10,9 @@ import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const PAGES = path.join(REPO_ROOT, 'docs/resources');
-const pages = readdirSync(PAGES).filter((f) => f.endsWith('.md')).sort();
+const pages = readdirSync(PAGES)
+  .filter((f) => f.endsWith('.md'))
+  .sort();
 
 function exampleOf(page: string): string {
   const m = /## Example Usage\n\n```hcl\n([\s\S]*?)```/.exec(readFileSync(path.join(PAGES, page), 'utf8'));
@@ -22,7 +24,12 @@ describe('the example of every resource page', () => {
   let host: HostProcess;
   let ws: TofuWorkspace;
   beforeAll(async () => {
-    host = await startHostProcess([GENERIC_FORMS], undefined, ['--standard-service', 'com.amazonaws.s3', '--async-form', 'resources.publisher.example/RangeGauge']);
+    host = await startHostProcess([GENERIC_FORMS], undefined, [
+      '--standard-service',
+      'com.amazonaws.s3',
+      '--async-form',
+      'resources.publisher.example/RangeGauge',
+    ]);
     ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'docs/reference-catalog.json'), 'utf8') }, host);
     await ws.ok(['init', '-input=false', '-no-color']);
   });

@@ -61,16 +61,27 @@ for (const [example, recipe] of Object.entries(EXAMPLES)) {
 
     it('locks the provider from the mirror, initializes against that lock, and validates', async () => {
       await ws.ok(['init', '-input=false', '-no-color']); // installs modules, which providers lock needs
-      const lock = await ws.ok(['providers', 'lock', '-no-color', `-fs-mirror=${ws.mirror}`, `-platform=${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`, 'registry.takoform.dev/takoform/takoform']);
+      const lock = await ws.ok([
+        'providers',
+        'lock',
+        '-no-color',
+        `-fs-mirror=${ws.mirror}`,
+        `-platform=${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`,
+        'registry.takoform.dev/takoform/takoform',
+      ]);
       expect(lock.stdout + lock.stderr).toMatch(/Obtained registry\.takoform\.dev\/takoform\/takoform checksums/);
-      expect(readFileSync(path.join(ws.dir, '.terraform.lock.hcl'), 'utf8')).toMatch(/provider "registry\.takoform\.dev\/takoform\/takoform"[\s\S]*version\s+= "0\.1\.0"[\s\S]*"h1:[A-Za-z0-9+/=]+"/);
+      expect(readFileSync(path.join(ws.dir, '.terraform.lock.hcl'), 'utf8')).toMatch(
+        /provider "registry\.takoform\.dev\/takoform\/takoform"[\s\S]*version\s+= "0\.1\.0"[\s\S]*"h1:[A-Za-z0-9+/=]+"/,
+      );
       await ws.ok(['init', '-input=false', '-no-color']);
       await ws.ok(['validate', '-no-color']);
     });
 
     it('applies, re-plans with no changes, and destroys', async () => {
       await ws.ok(['plan', '-input=false', '-no-color', '-out', 'create.tfplan']);
-      const shown = JSON.parse((await ws.ok(['show', '-json', 'create.tfplan'])).stdout) as { resource_changes: { address: string; change: { actions: string[]; after: unknown; after_unknown: unknown } }[] };
+      const shown = JSON.parse((await ws.ok(['show', '-json', 'create.tfplan'])).stdout) as {
+        resource_changes: { address: string; change: { actions: string[]; after: unknown; after_unknown: unknown } }[];
+      };
       // Objects that already exist (imports) carry Host-specific uids and times; compare creates.
       const creates = shown.resource_changes.filter((c) => c.change.actions.includes('create'));
       expect(creates.length).toBeGreaterThan(0);

@@ -10,7 +10,6 @@ import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
-
 const BASE = `
 resource "takoform_range_sequence" "t" {
   name  = "fam-seq"
@@ -91,7 +90,12 @@ describe('the generic external family through real tofu', () => {
   const oneLine = (s: string) => s.replace(/\s+/g, ' ');
 
   beforeAll(async () => {
-    host = await startHostProcess([GENERIC_FORMS], undefined, ['--standard-service', 'com.amazonaws.s3', '--async-form', 'resources.publisher.example/RangeGauge']);
+    host = await startHostProcess([GENERIC_FORMS], undefined, [
+      '--standard-service',
+      'com.amazonaws.s3',
+      '--async-form',
+      'resources.publisher.example/RangeGauge',
+    ]);
     ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK }, host);
     const packages = readdirSync(GENERIC_FORMS, { withFileTypes: true })
       .filter((e) => e.isDirectory())
@@ -111,7 +115,14 @@ describe('the generic external family through real tofu', () => {
     const types = Object.keys(JSON.parse(r.stdout).provider_schemas['registry.takoform.dev/takoform/takoform'].resource_schemas).sort();
     expect(types.filter((t) => t !== 'takoform_resource')).toHaveLength(20);
     expect(types).toContain('takoform_resource');
-    for (const t of ['takoform_range_gauge_records', 'takoform_range_gauge_resources', 'takoform_range_counter_v0_1_0', 'takoform_range_counter_v0_2_0', 'takoform_counter_lease_v0_1_0', 'takoform_counter_lease_v0_2_0']) {
+    for (const t of [
+      'takoform_range_gauge_records',
+      'takoform_range_gauge_resources',
+      'takoform_range_counter_v0_1_0',
+      'takoform_range_counter_v0_2_0',
+      'takoform_counter_lease_v0_1_0',
+      'takoform_counter_lease_v0_2_0',
+    ]) {
       expect(types).toContain(t);
     }
   });
@@ -140,7 +151,14 @@ describe('the generic external family through real tofu', () => {
         if (body.includes('# LOOP')) {
           // Two steps: first create fam-node-3 -> n2 -> n1, then point n1 at fam-node-3.
           await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
-          write('main.tf', PROVIDER_BLOCK + BASE.replace('resource "takoform_constraint_node" "n1" {\n  name = "fam-node-1"\n}', 'resource "takoform_constraint_node" "n1" {\n  name = "fam-node-1"\n  next = "fam-node-3"\n}'));
+          write(
+            'main.tf',
+            PROVIDER_BLOCK +
+              BASE.replace(
+                'resource "takoform_constraint_node" "n1" {\n  name = "fam-node-1"\n}',
+                'resource "takoform_constraint_node" "n1" {\n  name = "fam-node-1"\n  next = "fam-node-3"\n}',
+              ),
+          );
         }
         r = await ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
       } finally {
@@ -158,7 +176,10 @@ describe('the generic external family through real tofu', () => {
   }
 
   it('explains dependency_in_use when a target is removed while something still refers to it', async () => {
-    const literal = BASE.replace('target = takoform_range_sequence.t.name', 'target = "fam-seq"').replace(/resource "takoform_range_sequence" "t" \{[^}]*\}/, '');
+    const literal = BASE.replace('target = takoform_range_sequence.t.name', 'target = "fam-seq"').replace(
+      /resource "takoform_range_sequence" "t" \{[^}]*\}/,
+      '',
+    );
     write('main.tf', PROVIDER_BLOCK + literal);
     const r = await ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
     expect(r.code).toBe(1);

@@ -33,7 +33,12 @@ describe.each(['tofu', 'terraform'] as const)('takoform_resource and moved block
   const tf = (body: string) => writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + body);
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')]);
-    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, host, 'demo', cli);
+    ws = createWorkspace(
+      { 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') },
+      host,
+      'demo',
+      cli,
+    );
     api = new HostApi(host.url, host.token);
     await ws.ok(['init', '-input=false', '-no-color']);
   });

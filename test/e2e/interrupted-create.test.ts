@@ -14,7 +14,8 @@ import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
-const sequence = (name: string, upper = 5) => `resource "takoform_range_sequence" "${name.replace(/-/g, '_')}" {\n  name  = "${name}"\n  lower = 1\n  upper = ${upper}\n}\n`;
+const sequence = (name: string, upper = 5) =>
+  `resource "takoform_range_sequence" "${name.replace(/-/g, '_')}" {\n  name  = "${name}"\n  lower = 1\n  upper = ${upper}\n}\n`;
 
 describe.each(['tofu', 'terraform'] as const)('interrupted creates through real %s', (cli) => {
   let host: HostProcess;
@@ -22,7 +23,11 @@ describe.each(['tofu', 'terraform'] as const)('interrupted creates through real 
   let ws: TofuWorkspace;
   let api: HostApi;
   const stateUid = (name: string) =>
-    (JSON.parse(readFileSync(path.join(ws.dir, 'terraform.tfstate'), 'utf8')).resources as Array<{ instances: Array<{ attributes: { name: string; uid: string } }> }>)
+    (
+      JSON.parse(readFileSync(path.join(ws.dir, 'terraform.tfstate'), 'utf8')).resources as Array<{
+        instances: Array<{ attributes: { name: string; uid: string } }>;
+      }>
+    )
       .flatMap((r) => r.instances)
       .find((i) => i.attributes.name === name)?.attributes.uid;
 
@@ -30,7 +35,15 @@ describe.each(['tofu', 'terraform'] as const)('interrupted creates through real 
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
     proxy = await FaultProxy.start(host.url);
     api = new HostApi(host.url, host.token);
-    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK + sequence('lost-answer'), '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') }, { url: proxy.url, token: host.token }, 'demo', cli);
+    ws = createWorkspace(
+      {
+        'main.tf': PROVIDER_BLOCK + sequence('lost-answer'),
+        '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8'),
+      },
+      { url: proxy.url, token: host.token },
+      'demo',
+      cli,
+    );
     await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {

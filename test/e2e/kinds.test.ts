@@ -15,7 +15,8 @@ import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const LOCK = readFileSync(path.join(REPO_ROOT, 'examples/platform/.takoform.lock.json'), 'utf8');
-const refOf = (typeName: string): FormRefLike => (JSON.parse(LOCK) as { forms: Array<{ typeName: string; formRef: FormRefLike }> }).forms.find((f) => f.typeName === typeName)!.formRef;
+const refOf = (typeName: string): FormRefLike =>
+  (JSON.parse(LOCK) as { forms: Array<{ typeName: string; formRef: FormRefLike }> }).forms.find((f) => f.typeName === typeName)!.formRef;
 const RESERVATION_REF = refOf('takoform_counter_reservation');
 const GAUGE_REF = refOf('takoform_range_gauge');
 const APPLY = ['apply', '-auto-approve', '-input=false', '-no-color'];
@@ -43,7 +44,12 @@ describe.each(['tofu', 'terraform'] as const)('both kinds of resource through re
   let host: HostProcess;
   beforeAll(async () => {
     // RangeSequence answers 202 with an Operation that stays pending for three polls.
-    asyncHost = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')], undefined, ['--async-form', 'RangeSequence', '--operation-pending-polls', '3']);
+    asyncHost = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')], undefined, [
+      '--async-form',
+      'RangeSequence',
+      '--operation-pending-polls',
+      '3',
+    ]);
     host = await startHostProcess(['range-sequence', 'counter-reservation'].map((d) => path.join(GENERIC_FORMS, d)));
   });
   afterAll(async () => {

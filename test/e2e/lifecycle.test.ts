@@ -11,7 +11,6 @@ import { GENERIC_FORMS } from '../support/paths.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
-
 const oneLine = (s: string) => s.replace(/\s+/g, ' ');
 
 // Resource identity (import blocks with `identity`) needs protocol 6.9: OpenTofu >= 1.12 and
@@ -26,10 +25,20 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
   const apply = (...extra: string[]) => ws.ok(['apply', '-auto-approve', '-input=false', '-no-color', ...extra]);
 
   beforeAll(async () => {
-    host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')], undefined, ['--standard-service', 'com.amazonaws.s3']);
+    host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence'), path.join(GENERIC_FORMS, 'range-counter')], undefined, [
+      '--standard-service',
+      'com.amazonaws.s3',
+    ]);
     ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK }, host, 'demo', cli);
     api = new HostApi(host.url, host.token);
-    const lock = await ws.provider(['catalog', 'lock', '--package', path.join(GENERIC_FORMS, 'range-sequence'), '--package', path.join(GENERIC_FORMS, 'range-counter')]);
+    const lock = await ws.provider([
+      'catalog',
+      'lock',
+      '--package',
+      path.join(GENERIC_FORMS, 'range-sequence'),
+      '--package',
+      path.join(GENERIC_FORMS, 'range-counter'),
+    ]);
     expect(lock.code, lock.stderr).toBe(0);
     await ws.ok(['init', '-input=false', '-no-color']);
   });
@@ -146,7 +155,9 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
     tf(`resource "takoform_range_counter" "c" {\n  name  = "counter-c"\n  lower = 1\n  upper = 2\n  ${slot('OBJECTS')}\n}\n`);
     await apply();
     const first = (await api.read(RANGE_COUNTER_REF, 'counter-c')).body;
-    expect(first.spec.externalServices).toEqual([{ name: 'OBJECTS', required: true, service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }]);
+    expect(first.spec.externalServices).toEqual([
+      { name: 'OBJECTS', required: true, service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } },
+    ]);
     expect((await plan()).code).toBe(0);
     tf(`resource "takoform_range_counter" "c" {\n  name  = "counter-c"\n  lower = 1\n  upper = 2\n  ${slot('MEDIA')}\n}\n`);
     const p = await plan();
@@ -162,7 +173,9 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
 
   it('imports with an import block by ID, then plans no changes', async () => {
     await api.put(RANGE_SEQUENCE_REF, 'seq-by-id', { lower: 2, upper: 3 });
-    tf(`import {\n  to = takoform_range_sequence.byid\n  id = "demo/seq-by-id"\n}\nresource "takoform_range_sequence" "byid" {\n  name  = "seq-by-id"\n  lower = 2\n  upper = 3\n}\n`);
+    tf(
+      `import {\n  to = takoform_range_sequence.byid\n  id = "demo/seq-by-id"\n}\nresource "takoform_range_sequence" "byid" {\n  name  = "seq-by-id"\n  lower = 2\n  upper = 3\n}\n`,
+    );
     const r = await apply();
     expect(r.stdout).toMatch(/1 imported/);
     expect((await plan()).code).toBe(0);
@@ -172,7 +185,9 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
 
   it('refuses the negative fixture (an undeclared property) at validate, with its location', async () => {
     const fixture = JSON.parse(readFileSync(path.join(GENERIC_FORMS, 'range-counter/fixtures/negative-unexpected-property.json'), 'utf8'));
-    const attrs = Object.entries(fixture).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`).join('\n');
+    const attrs = Object.entries(fixture)
+      .map(([k, v]) => `  ${k} = ${JSON.stringify(v)}`)
+      .join('\n');
     tf(`resource "takoform_range_counter" "neg" {\n  name = "neg"\n${attrs}\n}\n`);
     const r = await ws.run(['validate', '-no-color']);
     expect(r.code).toBe(1);

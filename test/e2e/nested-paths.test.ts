@@ -54,7 +54,7 @@ describe.each(['tofu', 'terraform'] as const)('nested attribute diagnostics thro
     expect(text).not.toMatch(/"required": false/);
   });
 
-  it('a refused nested `name` is shown on its element, not on the resource\'s own `name =` line', async () => {
+  it("a refused nested `name` is shown on its element, not on the resource's own `name =` line", async () => {
     const slot = (required: boolean) => `    { name = "OBJECTS", required = ${required}, service = { protocol = "com.amazonaws.s3" } },`;
     const r = await planOf(counter(`${slot(false)}\n${slot(true)}`));
     expect(r.code, r.stdout).toBe(1);

@@ -19,7 +19,8 @@ const base = mkdtempSync(path.join(tmpdir(), 'takoform-npm-'));
 const app = path.join(base, 'app');
 const bin = path.join(app, 'node_modules/.bin');
 let env: NodeJS.ProcessEnv;
-const sh = (cmd: string, args: string[], cwd = app, extra: NodeJS.ProcessEnv = {}, timeout = 180_000): Promise<TofuRun> => runProcess(cmd, args, cwd, { ...env, ...extra }, timeout);
+const sh = (cmd: string, args: string[], cwd = app, extra: NodeJS.ProcessEnv = {}, timeout = 180_000): Promise<TofuRun> =>
+  runProcess(cmd, args, cwd, { ...env, ...extra }, timeout);
 const must = async (p: Promise<TofuRun>, what: string): Promise<TofuRun> => {
   const r = await p;
   if (r.code !== 0) throw new Error(`${what} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
@@ -36,7 +37,16 @@ beforeAll(async () => {
   // HOME is the empty base: the user's npm cache is not consulted, so --offline proves the
   // tarball needs nothing from a registry. better-sqlite3 builds its addon offline (node-gyp,
   // with the headers of the running Node, which a Debian-style install keeps under /usr).
-  await must(sh('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], app, { npm_config_cache: path.join(base, 'npm-cache'), npm_config_nodedir: process.env.npm_config_nodedir ?? path.dirname(path.dirname(process.execPath)) }, 600_000), 'npm install');
+  await must(
+    sh(
+      'npm',
+      ['install', '--offline', '--no-audit', '--no-fund', tarball],
+      app,
+      { npm_config_cache: path.join(base, 'npm-cache'), npm_config_nodedir: process.env.npm_config_nodedir ?? path.dirname(path.dirname(process.execPath)) },
+      600_000,
+    ),
+    'npm install',
+  );
 }, 660_000);
 
 describe('the npm package', () => {
@@ -56,7 +66,21 @@ describe('the npm package', () => {
     const project = path.join(base, 'project');
     beforeAll(async () => {
       writeFileSync(path.join(base, 'tokens.json'), JSON.stringify({ tokens: [{ token: 'npm-token-0123456789', tenant: 't', principal: 'p' }] }));
-      host = spawn(path.join(bin, 'takoform-host'), ['serve', '--listen', '127.0.0.1:0', '--db', path.join(base, 'host.db'), '--packages', path.join(GENERIC_FORMS, 'range-sequence'), '--tokens', path.join(base, 'tokens.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      host = spawn(
+        path.join(bin, 'takoform-host'),
+        [
+          'serve',
+          '--listen',
+          '127.0.0.1:0',
+          '--db',
+          path.join(base, 'host.db'),
+          '--packages',
+          path.join(GENERIC_FORMS, 'range-sequence'),
+          '--tokens',
+          path.join(base, 'tokens.json'),
+        ],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       url = await new Promise<string>((resolve, reject) => {
         host.on('exit', (code) => reject(new Error(`takoform-host exited ${code}`)));
         createInterface({ input: host.stdout! }).on('line', (l) => {
@@ -73,12 +97,20 @@ describe('the npm package', () => {
     });
 
     it('catalog lock, install (the wrapper: the package carries no single executable), tofu init / apply / plan / destroy', async () => {
-      expect((await must(sh('terraform-provider-takoform', ['catalog', 'lock', '--endpoint', url, '--space', 'npm'], project), 'catalog lock')).stdout).toMatch(/takoform_range_sequence/);
+      expect((await must(sh('terraform-provider-takoform', ['catalog', 'lock', '--endpoint', url, '--space', 'npm'], project), 'catalog lock')).stdout).toMatch(
+        /takoform_range_sequence/,
+      );
       const mirror = path.join(base, 'mirror');
-      expect((await must(sh('terraform-provider-takoform', ['install', '--mirror', mirror], project), 'install')).stdout).toMatch(/wrapper: needs node on PATH/);
-      writeFileSync(path.join(base, 'cli.tfrc'), `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["registry.takoform.dev/*/*"]\n  }\n}\n`);
+      expect((await must(sh('terraform-provider-takoform', ['install', '--mirror', mirror], project), 'install')).stdout).toMatch(
+        /wrapper: needs node on PATH/,
+      );
+      writeFileSync(
+        path.join(base, 'cli.tfrc'),
+        `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["registry.takoform.dev/*/*"]\n  }\n}\n`,
+      );
       const tf = { TF_CLI_CONFIG_FILE: path.join(base, 'cli.tfrc'), TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
-      const tofu = (args: string[]) => must(sh(requireFile(TOFU, 'run `bash scripts/install-tofu` first'), [...args, '-input=false', '-no-color'], project, tf), `tofu ${args[0]}`);
+      const tofu = (args: string[]) =>
+        must(sh(requireFile(TOFU, 'run `bash scripts/install-tofu` first'), [...args, '-input=false', '-no-color'], project, tf), `tofu ${args[0]}`);
       await tofu(['init']);
       expect((await tofu(['apply', '-auto-approve'])).stdout).toMatch(/1 added/);
       expect((await tofu(['plan', '-detailed-exitcode'])).stdout).toMatch(/No changes/);
@@ -132,7 +164,8 @@ describe('every command in README.md and docs/', () => {
         } else if (name === 'tofu' || name === 'terraform') {
           const h = await help(name === 'tofu' ? TOFU : TERRAFORM, [args[0] ?? 'version', '-help']);
           if (h.code !== 0) problems.push(`${where}: \`${name} ${args[0]} -help\` exited ${h.code}`);
-          for (const f of flagsOf(args.slice(1))) if (!(h.stdout + h.stderr).includes(f)) problems.push(`${where}: flag ${f} is not in \`${name} ${args[0]} -help\``);
+          for (const f of flagsOf(args.slice(1)))
+            if (!(h.stdout + h.stderr).includes(f)) problems.push(`${where}: flag ${f} is not in \`${name} ${args[0]} -help\``);
         } else if (name === 'npm') {
           if (args[0] === 'run' && !scripts.includes(args[1] ?? '')) problems.push(`${where}: no npm script ${args[1]}`);
           else if (!['run', 'test', 'install', 'i', 'pack', 'ci'].includes(args[0] ?? '')) problems.push(`${where}: unexpected npm command`);

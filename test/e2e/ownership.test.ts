@@ -19,18 +19,32 @@ import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/to
 
 const APPLY = ['apply', '-auto-approve', '-input=false', '-no-color'];
 const LOCK = readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8');
-const seq = (label: string, name: string, extra = '') => `resource "takoform_range_sequence" "${label}" {\n  name  = "${name}"\n  lower = 1\n  upper = 4\n${extra}}\n`;
+const seq = (label: string, name: string, extra = '') =>
+  `resource "takoform_range_sequence" "${label}" {\n  name  = "${name}"\n  lower = 1\n  upper = 4\n${extra}}\n`;
 const out = (r: TofuRun) => r.stdout + r.stderr;
 const errorCount = (r: TofuRun, summary: string) => out(r).split(`Error: ${summary}`).length - 1;
 
 /** Managed instances of a state, by Terraform address: [name, uid]. */
 async function stateInstances(ws: TofuWorkspace): Promise<Map<string, { name: string; uid: string }>> {
   const pulled = await ws.run(['state', 'pull']);
-  const doc = pulled.stdout.trim() ? (JSON.parse(pulled.stdout) as { resources?: Array<{ mode: string; type: string; name: string; instances: Array<{ index_key?: number | string; attributes: { name: string; uid: string } }> }> }) : {};
+  const doc = pulled.stdout.trim()
+    ? (JSON.parse(pulled.stdout) as {
+        resources?: Array<{
+          mode: string;
+          type: string;
+          name: string;
+          instances: Array<{ index_key?: number | string; attributes: { name: string; uid: string } }>;
+        }>;
+      })
+    : {};
   const found = new Map<string, { name: string; uid: string }>();
   for (const r of doc.resources ?? []) {
     if (r.mode !== 'managed') continue;
-    for (const i of r.instances) found.set(`${r.type}.${r.name}${i.index_key === undefined ? '' : `[${JSON.stringify(i.index_key)}]`}`, { name: i.attributes.name, uid: i.attributes.uid });
+    for (const i of r.instances)
+      found.set(`${r.type}.${r.name}${i.index_key === undefined ? '' : `[${JSON.stringify(i.index_key)}]`}`, {
+        name: i.attributes.name,
+        uid: i.attributes.uid,
+      });
   }
   return found;
 }
@@ -41,7 +55,12 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
   let api: HostApi;
   const dirs: TofuWorkspace[] = [];
   const workspace = (main: string, via: 'host' | 'proxy' = 'host'): TofuWorkspace => {
-    const ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK + main, '.takoform.lock.json': LOCK }, { url: via === 'host' ? host.url : proxy.url, token: host.token }, 'demo', cli);
+    const ws = createWorkspace(
+      { 'main.tf': PROVIDER_BLOCK + main, '.takoform.lock.json': LOCK },
+      { url: via === 'host' ? host.url : proxy.url, token: host.token },
+      'demo',
+      cli,
+    );
     dirs.push(ws);
     return ws;
   };
@@ -80,7 +99,10 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
       expect(uid).toBeDefined();
       const owners = addresses.filter((a) => state.get(a)?.uid === uid);
       expect(owners, `owners of ${name}`).toHaveLength(1);
-      expect(addresses.filter((a) => state.has(a)), `state entries for ${name}`).toHaveLength(1);
+      expect(
+        addresses.filter((a) => state.has(a)),
+        `state entries for ${name}`,
+      ).toHaveLength(1);
     }
     // Destroying the owner deletes the one resource; nothing is left behind or shared.
     await ws.ok(['destroy', '-auto-approve', '-input=false', '-no-color']);
@@ -184,7 +206,11 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
       ['huge', 'ok-name', 'x'.repeat(256), /256 code points; at most 255/],
       ['control', 'ok-name', 'de\\u0007mo', /control character U\+0007/],
     ] as const;
-    const blocks = bad.map(([label, name, space]) => `resource "takoform_range_sequence" "${label}" {\n  name  = "${name}"\n  space = "${space}"\n  lower = 1\n  upper = 2\n}\n`).join('');
+    const blocks = bad
+      .map(
+        ([label, name, space]) => `resource "takoform_range_sequence" "${label}" {\n  name  = "${name}"\n  space = "${space}"\n  lower = 1\n  upper = 2\n}\n`,
+      )
+      .join('');
     const generic = `resource "takoform_resource" "g" {\n  api_version        = "resources.publisher.example"\n  kind               = "RangeSequence"\n  definition_version = "0.1.0"\n  schema_digest      = "${RANGE_SEQUENCE_REF.schemaDigest}"\n  name               = "Generic"\n  spec               = { lower = 1, upper = 2 }\n}\n`;
     const data = `data "takoform_resource" "d" {\n  api_version        = "resources.publisher.example"\n  kind               = "RangeSequence"\n  definition_version = "0.1.0"\n  schema_digest      = "${RANGE_SEQUENCE_REF.schemaDigest}"\n  name               = "data_name"\n}\n`;
     const ws = workspace(blocks + generic + data, 'proxy');

@@ -24,7 +24,9 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ');
 describe.each(['tofu', 'terraform'] as const)('plan-time rules through real %s', (cli) => {
   let host: HostProcess;
   beforeAll(async () => {
-    const packages = readdirSync(GENERIC_FORMS, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(GENERIC_FORMS, e.name));
+    const packages = readdirSync(GENERIC_FORMS, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => path.join(GENERIC_FORMS, e.name));
     host = await startHostProcess(packages, undefined, ['--standard-service', 'com.amazonaws.s3']);
   });
   afterAll(async () => {

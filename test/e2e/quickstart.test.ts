@@ -96,10 +96,7 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
   });
 
   it('a Host refusal at plan names the resource, the Form, the Host code and the field', async () => {
-    writeFileSync(
-      path.join(ws.dir, 'counter.tf'),
-      'resource "takoform_range_counter" "bad" {\n  name  = "bad-counter"\n  lower = 5\n  upper = 2\n}\n',
-    );
+    writeFileSync(path.join(ws.dir, 'counter.tf'), 'resource "takoform_range_counter" "bad" {\n  name  = "bad-counter"\n  lower = 5\n  upper = 2\n}\n');
     let r;
     try {
       r = await ws.run(['plan', '-input=false', '-no-color']);
@@ -115,9 +112,12 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     // The Host's pointer /spec/upper becomes the attribute path, so core points at the line.
     expect(text).toMatch(/on counter\.tf line 4, in resource "takoform_range_counter" "bad": 4: upper = 2/);
     expect(text).not.toContain(host.token);
-    const probe = await fetch(`${host.url}/apis/forms.takoform.com/v1/resources/resources.publisher.example/RangeCounter/bad-counter?space=demo&definitionVersion=0.1.0&schemaDigest=sha256%3A0c1f2f3fc0bc03d5a528aa286e50df3fa1a2b735da9690e6fe20c999115c9c36`, {
-      headers: { authorization: `Bearer ${host.token}` },
-    });
+    const probe = await fetch(
+      `${host.url}/apis/forms.takoform.com/v1/resources/resources.publisher.example/RangeCounter/bad-counter?space=demo&definitionVersion=0.1.0&schemaDigest=sha256%3A0c1f2f3fc0bc03d5a528aa286e50df3fa1a2b735da9690e6fe20c999115c9c36`,
+      {
+        headers: { authorization: `Bearer ${host.token}` },
+      },
+    );
     expect(probe.status).toBe(404);
   });
 

@@ -66,8 +66,13 @@ describe('release artifacts', () => {
       `${BASE}_linux_arm64.zip`,
       `${BASE}_manifest.json`,
     ]);
-    expect(JSON.parse(readFileSync(path.join(out, 'registry', `${BASE}_manifest.json`), 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
-    const sums = readFileSync(path.join(out, 'registry', `${BASE}_SHA256SUMS`), 'utf8').trim().split('\n');
+    expect(JSON.parse(readFileSync(path.join(out, 'registry', `${BASE}_manifest.json`), 'utf8'))).toEqual({
+      version: 1,
+      metadata: { protocol_versions: ['6.0'] },
+    });
+    const sums = readFileSync(path.join(out, 'registry', `${BASE}_SHA256SUMS`), 'utf8')
+      .trim()
+      .split('\n');
     expect(sums).toHaveLength(5);
     for (const line of sums) {
       const [hash, name] = line.split('  ');
@@ -81,7 +86,9 @@ describe('release artifacts', () => {
       const zip = readFileSync(path.join(out, 'mirror', SOURCE, archive.url));
       const entries = unzipSync(zip);
       const names = Object.keys(entries).sort();
-      expect(names).toEqual(platform === 'linux_amd64' ? ['terraform-provider-takoform_v0.1.0'] : ['provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0']);
+      expect(names).toEqual(
+        platform === 'linux_amd64' ? ['terraform-provider-takoform_v0.1.0'] : ['provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0'],
+      );
       expect(archive.hashes).toEqual([h1Hash(names.map((name) => ({ name, data: entries[name]! }))), `zh:${sha256Hex(zip)}`]);
       // Without unix mode 0755 an extracted provider is not executable ("permission denied").
       expect(unixModes(zip).get('terraform-provider-takoform_v0.1.0')).toBe(0o100755);
@@ -105,7 +112,10 @@ describe.each(['tofu', 'terraform'] as const)('installing from the HTTPS network
     expect(dir.startsWith(REPO_ROOT)).toBe(false);
     cpSync(path.join(REPO_ROOT, 'examples/quickstart'), dir, { recursive: true });
     const cliConfig = path.join(dir, '..', `${path.basename(dir)}.tfrc`);
-    writeFileSync(cliConfig, `provider_installation {\n  network_mirror {\n    url     = "${server.url}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n}\n`);
+    writeFileSync(
+      cliConfig,
+      `provider_installation {\n  network_mirror {\n    url     = "${server.url}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n}\n`,
+    );
     const hashes = [...new Set(Object.values(versionDoc.archives).flatMap((a) => a.hashes))].sort();
     writeFileSync(path.join(dir, '.terraform.lock.hcl'), lockFile(hashes));
     assertNoNode(noNodePath);

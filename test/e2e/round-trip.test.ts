@@ -59,7 +59,9 @@ function firstDifference(sent: Json, stored: Json | undefined, at = ''): string 
     }
     return undefined;
   }
-  return Object.is(sent, stored) || sent === stored ? undefined : `${at || '/'}: sent ${JSON.stringify(sent)} (${typeof sent}), stored ${JSON.stringify(stored)} (${typeof stored})`;
+  return Object.is(sent, stored) || sent === stored
+    ? undefined
+    : `${at || '/'}: sent ${JSON.stringify(sent)} (${typeof sent}), stored ${JSON.stringify(stored)} (${typeof stored})`;
 }
 
 describe.each(['tofu', 'terraform'] as const)('the round-trip property through real %s', (cli) => {
@@ -93,9 +95,14 @@ describe.each(['tofu', 'terraform'] as const)('the round-trip property through r
         const [group, kind] = key.split('|') as [string, string];
         const rt = types.find((t) => t.form.formRef.apiVersion === group && t.form.formRef.kind === kind);
         const spec = rt
-          ? await generate(rt, () => {
-              throw new Error('nested reference');
-            }, { seed: rng.seed + 7919 * ++counter }, true)
+          ? await generate(
+              rt,
+              () => {
+                throw new Error('nested reference');
+              },
+              { seed: rng.seed + 7919 * ++counter },
+              true,
+            )
           : undefined;
         targets.set(key, rt && spec ? { rt, name: `tgt-${++counter}`, spec, needs: [] } : null);
       }
@@ -106,11 +113,16 @@ describe.each(['tofu', 'terraform'] as const)('the round-trip property through r
       };
       for (const rt of types) {
         const needs: string[] = [];
-        const spec = await generate(rt, (group, kind) => {
-          const name = targetOf(group, kind);
-          needs.push(name);
-          return name;
-        }, { seed: rng.seed + 104729 * (++counter) }, false);
+        const spec = await generate(
+          rt,
+          (group, kind) => {
+            const name = targetOf(group, kind);
+            needs.push(name);
+            return name;
+          },
+          { seed: rng.seed + 104729 * ++counter },
+          false,
+        );
         if (spec) blocks.push({ rt, name: `rt-${++counter}`, spec, needs });
       }
       let all = [...[...targets.values()].filter((b): b is Block => b !== null), ...blocks];
@@ -118,7 +130,8 @@ describe.each(['tofu', 'terraform'] as const)('the round-trip property through r
       const typeOfName = new Map(all.map((b) => [b.name, b.rt.typeName]));
       const ref = (name: string) => `${typeOfName.get(name)}.${name}.name`;
       const render = (list: readonly Block[]) =>
-        PROVIDER_BLOCK + list.map((b) => `resource "${b.rt.typeName}" "${b.name}" {\n  name = "${b.name}"\n${hclAttributes(b.rt.fields, b.spec, ref)}}\n`).join('');
+        PROVIDER_BLOCK +
+        list.map((b) => `resource "${b.rt.typeName}" "${b.name}" {\n  name = "${b.name}"\n${hclAttributes(b.rt.fields, b.spec, ref)}}\n`).join('');
       // Core stops the whole run at the first refused plan: first drop the values the Host
       // refuses for the Form's own rules (sum, orderedPair, slots it cannot satisfy), and what names them.
       for (let round = 0; round < 4; round++) {
@@ -148,7 +161,9 @@ describe.each(['tofu', 'terraform'] as const)('the round-trip property through r
       expect(problems, `apply exit ${applied.code}\n${applied.stderr.slice(-3000)}`).toEqual([]);
       // Most Forms really made it (the property is not vacuous); refusals are the Host's own rules.
       const formsApplied = new Set(kept.map((b) => b.rt.typeName));
-      expect(formsApplied.size, `applied: ${[...formsApplied].join(', ')}\n${applied.stderr.slice(-3000)}`).toBeGreaterThanOrEqual(Math.ceil(types.length * 0.6));
+      expect(formsApplied.size, `applied: ${[...formsApplied].join(', ')}\n${applied.stderr.slice(-3000)}`).toBeGreaterThanOrEqual(
+        Math.ceil(types.length * 0.6),
+      );
 
       // Only what exists stays configured; the plan must be clean.
       writeFileSync(path.join(ws.dir, 'main.tf'), render(kept));
@@ -164,7 +179,12 @@ describe.each(['tofu', 'terraform'] as const)('the round-trip property through r
  * validator), or undefined when none of a few samples is; `minimal` keeps required members only
  * (for reference targets).
  */
-async function generate(rt: FormResourceType, references: (group: string, kind: string) => string, seed: { seed: number }, minimal: boolean): Promise<Record<string, Json> | undefined> {
+async function generate(
+  rt: FormResourceType,
+  references: (group: string, kind: string) => string,
+  seed: { seed: number },
+  minimal: boolean,
+): Promise<Record<string, Json> | undefined> {
   let arb: fc.Arbitrary<Json>;
   try {
     arb = arbitraryFor(minimal ? requiredOnly(rt.form.desiredSchema) : rt.form.desiredSchema, references);
@@ -194,7 +214,13 @@ function collectReferences(schema: unknown, out: Set<string>): void {
   if (typeof schema !== 'object' || schema === null) return;
   const o = schema as Record<string, unknown>;
   const p = o.properties as Record<string, { const?: unknown }> | undefined;
-  if (o.type === 'object' && p && Object.keys(p).sort().join() === 'apiVersion,kind,name' && typeof p.apiVersion?.const === 'string' && typeof p.kind?.const === 'string') {
+  if (
+    o.type === 'object' &&
+    p &&
+    Object.keys(p).sort().join() === 'apiVersion,kind,name' &&
+    typeof p.apiVersion?.const === 'string' &&
+    typeof p.kind?.const === 'string'
+  ) {
     out.add(`${p.apiVersion.const}|${p.kind.const}`);
     return;
   }

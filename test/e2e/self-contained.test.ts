@@ -30,7 +30,10 @@ function workspace(cli: keyof typeof CLIS, installer: string[], installFlags: st
   execFileSync(installer[0]!, [...installer.slice(1), 'install', ...installFlags, '--mirror', mirror], { stdio: 'pipe', env: { PATH: pathWithoutNode() } });
   const dir = path.join(base, 'work');
   cpSync(path.join(REPO_ROOT, 'examples/quickstart'), dir, { recursive: true });
-  writeFileSync(path.join(base, 'cli.tfrc'), `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["registry.takoform.dev/*/*"]\n  }\n}\n`);
+  writeFileSync(
+    path.join(base, 'cli.tfrc'),
+    `provider_installation {\n  filesystem_mirror {\n    path    = ${JSON.stringify(mirror)}\n    include = ["registry.takoform.dev/*/*"]\n  }\n}\n`,
+  );
   const noNode = pathWithoutNode();
   assertNoNode(noNode);
   const env = {
@@ -41,7 +44,8 @@ function workspace(cli: keyof typeof CLIS, installer: string[], installFlags: st
     CHECKPOINT_DISABLE: '1',
     TAKOFORM_SPACE: `sea-${cli}`,
   };
-  const run = (args: string[]) => runProcess(requireFile(CLIS[cli].binary, CLIS[cli].install), args, dir, { ...env, TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: host.token });
+  const run = (args: string[]) =>
+    runProcess(requireFile(CLIS[cli].binary, CLIS[cli].install), args, dir, { ...env, TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: host.token });
   return { mirror, dir, run };
 }
 
@@ -58,11 +62,13 @@ describe('install', () => {
     const out = mkdtempSync(path.join(tmpdir(), 'takoform-sea-release-'));
     const text = execFileSync(SEA_EXECUTABLE, ['release', '--out', out], { env: { PATH: pathWithoutNode() } }).toString();
     expect(text).toMatch(new RegExp(`${PLATFORM}: terraform-provider-takoform_0\\.1\\.0_${PLATFORM}\\.zip \\(single executable\\)`));
-    expect(readdirSync(path.join(out, 'registry')).sort()).toEqual([
-      'terraform-provider-takoform_0.1.0_SHA256SUMS',
-      'terraform-provider-takoform_0.1.0_manifest.json',
-      `terraform-provider-takoform_0.1.0_${PLATFORM}.zip`,
-    ].sort());
+    expect(readdirSync(path.join(out, 'registry')).sort()).toEqual(
+      [
+        'terraform-provider-takoform_0.1.0_SHA256SUMS',
+        'terraform-provider-takoform_0.1.0_manifest.json',
+        `terraform-provider-takoform_0.1.0_${PLATFORM}.zip`,
+      ].sort(),
+    );
   });
 
   it('the bundle installs the single executable built for this platform, and the wrapper with --wrapper', () => {
@@ -72,7 +78,12 @@ describe('install', () => {
     expect(readdirSync(path.join(a, PACKAGE))).toEqual(['terraform-provider-takoform_v0.1.0']);
     const b = mkdtempSync(path.join(tmpdir(), 'takoform-install-'));
     expect(execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--wrapper', '--mirror', b]).toString()).toMatch(/wrapper: needs node on PATH/);
-    expect(readdirSync(path.join(b, PACKAGE)).sort()).toEqual(['provider-main.cache', 'provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0']);
+    expect(readdirSync(path.join(b, PACKAGE)).sort()).toEqual([
+      'provider-main.cache',
+      'provider-main.cjs',
+      'provider.cjs',
+      'terraform-provider-takoform_v0.1.0',
+    ]);
   });
 });
 

@@ -72,18 +72,29 @@ describe('resource lifecycle and fences', () => {
     const uid = created.resource.metadata.uid;
     const r2 = req('life', { lower: 1, upper: 3 });
     const p2 = await client.resources.prepare(r2, '1');
-    const updated = await client.resources.apply({ ...r2, spec: p2.spec }, p2, { kind: 'update', expectedGeneration: '1', expectedUid: uid, ifMatchRevision: '1' });
+    const updated = await client.resources.apply({ ...r2, spec: p2.spec }, p2, {
+      kind: 'update',
+      expectedGeneration: '1',
+      expectedUid: uid,
+      ifMatchRevision: '1',
+    });
     expect(updated.outcome).toBe('updated');
     expect(updated.resource.metadata.generation).toBe('2');
 
     // Stale generation, stale revision and a wrong incarnation are all refused.
-    const stale = await client.resources.apply({ ...r2, spec: p2.spec }, p2, { kind: 'update', expectedGeneration: '1', expectedUid: uid, ifMatchRevision: '9' }).catch((e: unknown) => e);
+    const stale = await client.resources
+      .apply({ ...r2, spec: p2.spec }, p2, { kind: 'update', expectedGeneration: '1', expectedUid: uid, ifMatchRevision: '9' })
+      .catch((e: unknown) => e);
     expect((stale as HostApiError).code).toMatch(/generation_conflict|revision_conflict|invalid_argument/);
     const r3 = req('life', { lower: 0, upper: 3 });
     const p3 = await client.resources.prepare(r3, '2');
-    const wrongUid = await client.resources.apply({ ...r3, spec: p3.spec }, p3, { kind: 'update', expectedGeneration: '2', expectedUid: 'res_other', ifMatchRevision: '2' }).catch((e: unknown) => e);
+    const wrongUid = await client.resources
+      .apply({ ...r3, spec: p3.spec }, p3, { kind: 'update', expectedGeneration: '2', expectedUid: 'res_other', ifMatchRevision: '2' })
+      .catch((e: unknown) => e);
     expect((wrongUid as HostApiError).code).toBe('uid_mismatch');
-    const wrongRev = await client.resources.apply({ ...r3, spec: p3.spec }, p3, { kind: 'update', expectedGeneration: '2', expectedUid: uid, ifMatchRevision: '1' }).catch((e: unknown) => e);
+    const wrongRev = await client.resources
+      .apply({ ...r3, spec: p3.spec }, p3, { kind: 'update', expectedGeneration: '2', expectedUid: uid, ifMatchRevision: '1' })
+      .catch((e: unknown) => e);
     expect((wrongRev as HostApiError).code).toBe('revision_conflict');
 
     const observed = await client.resources.observe(addr('life'), '2');

@@ -75,7 +75,11 @@ describe('retryable and non-retryable answers', () => {
   it('503 backend_unavailable with Retry-After is retried after the delay', async () => {
     const c = client();
     await c.discover();
-    proxy.add({ method: 'GET', path: '/forms', fault: { kind: 'respond', status: 503, headers: { 'retry-after': '1' }, body: envelope('backend_unavailable', true) } });
+    proxy.add({
+      method: 'GET',
+      path: '/forms',
+      fault: { kind: 'respond', status: 503, headers: { 'retry-after': '1' }, body: envelope('backend_unavailable', true) },
+    });
     const started = Date.now();
     const forms = await c.forms.list();
     expect(forms.length).toBe(2);
@@ -161,7 +165,11 @@ describe('responses outside the contract', () => {
   it('a discovery document pointing at another origin is refused before any other call', async () => {
     const c = client();
     const before = proxy.seen.length;
-    proxy.add({ method: 'GET', path: '/.well-known/takoform/v1', fault: { kind: 'rewrite', body: (b) => b.replace(/http:\/\/127\.0\.0\.1:\d+/, 'http://127.0.0.2:9') } });
+    proxy.add({
+      method: 'GET',
+      path: '/.well-known/takoform/v1',
+      fault: { kind: 'rewrite', body: (b) => b.replace(/http:\/\/127\.0\.0\.1:\d+/, 'http://127.0.0.2:9') },
+    });
     await expect(c.forms.list()).rejects.toThrow(/another origin/);
     expect(proxy.seen.length - before).toBe(1);
   });
@@ -179,7 +187,11 @@ describe('origin validation', () => {
     expect(() => new HostClient({ endpoint: 'https://user:pw@example.com', token: 't' })).toThrow(/user information/);
     expect(() => new HostClient({ endpoint: 'ftp://example.com', token: 't' })).toThrow(/https/);
     expect(() => new HostClient({ endpoint: 'https://example.com', token: '' })).toThrow(/token/);
-    const ok = [new HostClient({ endpoint: 'https://host.example', token: 't' }), new HostClient({ endpoint: 'http://localhost:8080', token: 't' }), new HostClient({ endpoint: 'http://[::1]:8080', token: 't' })];
+    const ok = [
+      new HostClient({ endpoint: 'https://host.example', token: 't' }),
+      new HostClient({ endpoint: 'http://localhost:8080', token: 't' }),
+      new HostClient({ endpoint: 'http://[::1]:8080', token: 't' }),
+    ];
     clients.push(...ok);
   });
 });

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { deriveIdempotencyKey, newAttemptId, type IdempotencyInput } from '../../src/host-client/index.js';
 import { RANGE_SEQUENCE } from './support.js';
 
-const base: IdempotencyInput = { operation: 'apply', formRef: RANGE_SEQUENCE, space: 'demo', name: 'x', uid: '', expectedGeneration: '', body: '{"a":1}', attempt: newAttemptId() };
+const base: IdempotencyInput = {
+  operation: 'apply',
+  formRef: RANGE_SEQUENCE,
+  space: 'demo',
+  name: 'x',
+  uid: '',
+  expectedGeneration: '',
+  body: '{"a":1}',
+  attempt: newAttemptId(),
+};
 
 describe('idempotency keys, one per attempt', () => {
   it('are deterministic for one attempt, visible ASCII and at most 255 characters', () => {
@@ -12,7 +21,16 @@ describe('idempotency keys, one per attempt', () => {
   });
   it('differ for another attempt, incarnation, generation, body, name, space or Form', () => {
     const k = deriveIdempotencyKey(base);
-    for (const change of [{ attempt: newAttemptId() }, { uid: 'res_1' }, { expectedGeneration: '2' }, { body: '{"a":2}' }, { name: 'y' }, { space: 'other' }, { formRef: { ...RANGE_SEQUENCE, definitionVersion: '0.2.0' } }, { operation: 'delete' as const }]) {
+    for (const change of [
+      { attempt: newAttemptId() },
+      { uid: 'res_1' },
+      { expectedGeneration: '2' },
+      { body: '{"a":2}' },
+      { name: 'y' },
+      { space: 'other' },
+      { formRef: { ...RANGE_SEQUENCE, definitionVersion: '0.2.0' } },
+      { operation: 'delete' as const },
+    ]) {
       expect(deriveIdempotencyKey({ ...base, ...change })).not.toBe(k);
     }
   });

@@ -80,17 +80,21 @@ describe('202 Operations', () => {
   it('cancels a pending Operation, which then ends as operation_cancelled', async () => {
     const r = resourceRequest(RANGE_SEQUENCE, 'demo', 'async-cancel', { lower: 1, upper: 2 });
     const p = await client.resources.prepare(r);
-    const e = (await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { operationTimeoutMs: 1 }).catch((x: unknown) => x)) as AcceptedOutcomeUnknownError;
+    const e = (await client.resources
+      .apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { operationTimeoutMs: 1 })
+      .catch((x: unknown) => x)) as AcceptedOutcomeUnknownError;
     const cancelled = await client.operations.cancel(e.operationId);
     expect(cancelled.done).toBe(true);
     expect(cancelled.error?.code).toBe('operation_cancelled');
     expect(await client.resources.read(addr('async-cancel'))).toBeUndefined();
   });
 
-  it('hides another principal\'s Operation', async () => {
+  it("hides another principal's Operation", async () => {
     const r = resourceRequest(RANGE_SEQUENCE, 'demo', 'async-private', { lower: 1, upper: 2 });
     const p = await client.resources.prepare(r);
-    const e = (await client.resources.apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { operationTimeoutMs: 1 }).catch((x: unknown) => x)) as AcceptedOutcomeUnknownError;
+    const e = (await client.resources
+      .apply({ ...r, spec: p.spec }, p, { kind: 'create' }, { operationTimeoutMs: 1 })
+      .catch((x: unknown) => x)) as AcceptedOutcomeUnknownError;
     const other = new HostClient({ endpoint: host.url, token: TOKEN_B });
     const refused = await other.operations.get(e.operationId).catch((x: unknown) => x);
     expect((refused as HostApiError).code).toBe('operation_not_found');
@@ -110,7 +114,9 @@ describe('import', () => {
     expect(minted.outcome).toBe('created');
     const again = await client.resources.import(r, 'native-object-1', { kind: 'existing', expectedGeneration: '1', uid: minted.resource.metadata.uid });
     expect(again.resource.metadata.uid).toBe(minted.resource.metadata.uid);
-    const second = await client.resources.import(resourceRequest(gauge, 'demo', 'adopted-twice', spec), 'native-object-1', { kind: 'new' }).catch((x: unknown) => x);
+    const second = await client.resources
+      .import(resourceRequest(gauge, 'demo', 'adopted-twice', spec), 'native-object-1', { kind: 'new' })
+      .catch((x: unknown) => x);
     expect((second as HostApiError).code).toBe('import_conflict');
   });
 });
@@ -152,7 +158,10 @@ describe('artifacts', () => {
 
   it('refuses bytes that do not match the manifest before sending anything', async () => {
     const { manifest } = buildManifest('StaticAssetBundle', files);
-    const wrong = new Map([[manifest.files![0]!.digest, Buffer.from('tampered')], [manifest.files![1]!.digest, files[1]!.bytes]]);
+    const wrong = new Map([
+      [manifest.files![0]!.digest, Buffer.from('tampered')],
+      [manifest.files![1]!.digest, files[1]!.bytes],
+    ]);
     await expect(client.artifacts.upload(manifest, wrong)).rejects.toThrow(/do not match/);
   });
 

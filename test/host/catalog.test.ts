@@ -2,14 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormCatalog } from '../../src/host/catalog.js';
 import { loadFormPackages } from '../../src/host/packages.js';
-import {
-  EXTERNAL_FAMILY,
-  RANGE_COUNTER_DIR,
-  RANGE_COUNTER_REF,
-  RANGE_COUNTER_V2_DIR,
-  RANGE_SEQUENCE_DIR,
-  RANGE_SEQUENCE_REF,
-} from './support/host-harness.js';
+import { EXTERNAL_FAMILY, RANGE_COUNTER_DIR, RANGE_COUNTER_REF, RANGE_COUNTER_V2_DIR, RANGE_SEQUENCE_DIR, RANGE_SEQUENCE_REF } from './support/host-harness.js';
 
 describe('FormCatalog', () => {
   const catalog = FormCatalog.install(loadFormPackages([RANGE_SEQUENCE_DIR, RANGE_COUNTER_DIR, RANGE_COUNTER_V2_DIR]));

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOST_ERROR_CODES, HOST_ERROR_TABLE, HostError, errorEnvelope, invalidArgument } from '../../src/host/errors.js';
 
-const OPERATIONS = JSON.parse(
-  readFileSync(path.resolve(process.cwd(), '../shared/data/takoform/spec/host-api/operations-v1.json'), 'utf8'),
-) as { errorEnvelope: { codes: string[]; automaticallyRetryable: string[]; httpStatusByCode: Record<string, number> } };
+const OPERATIONS = JSON.parse(readFileSync(path.resolve(process.cwd(), '../shared/data/takoform/spec/host-api/operations-v1.json'), 'utf8')) as {
+  errorEnvelope: { codes: string[]; automaticallyRetryable: string[]; httpStatusByCode: Record<string, number> };
+};
 
 describe('the closed v1 error taxonomy', () => {
   it('has exactly the 24 codes of operations-v1.json with their fixed statuses', () => {

@@ -64,7 +64,9 @@ describe('package refusals', () => {
 
   it('startHost refuses with all of them', async () => {
     const { root } = folderWithTwoBadPackages();
-    await expect(startHost({ listen: { host: '127.0.0.1', port: 0 }, dbPath: ':memory:', packageDirs: [root], tokens: TOKENS })).rejects.toMatchObject({ refusals: [expect.stringContaining('bad-bytes'), expect.stringContaining('bad-ref')] });
+    await expect(startHost({ listen: { host: '127.0.0.1', port: 0 }, dbPath: ':memory:', packageDirs: [root], tokens: TOKENS })).rejects.toMatchObject({
+      refusals: [expect.stringContaining('bad-bytes'), expect.stringContaining('bad-ref')],
+    });
   });
 
   it('the real executable logs both refusals and exits 1', async () => {
@@ -89,7 +91,13 @@ describe('package refusals', () => {
 describe('contracts nothing installed satisfies', () => {
   it('installs a Form whose required Interface no installed Form provides, with a warning naming it', async () => {
     const lines: string[] = [];
-    const host = await startHost({ listen: { host: '127.0.0.1', port: 0 }, dbPath: ':memory:', packageDirs: [path.join(EXTERNAL_FAMILY, 'constraint-member')], tokens: TOKENS, log: (l) => lines.push(l) });
+    const host = await startHost({
+      listen: { host: '127.0.0.1', port: 0 },
+      dbPath: ':memory:',
+      packageDirs: [path.join(EXTERNAL_FAMILY, 'constraint-member')],
+      tokens: TOKENS,
+      log: (l) => lines.push(l),
+    });
     try {
       expect(host.warnings).toHaveLength(1);
       expect(host.warnings[0]).toContain(path.join(EXTERNAL_FAMILY, 'constraint-member'));
@@ -112,7 +120,12 @@ describe('contracts nothing installed satisfies', () => {
   });
 
   it('says nothing when the providing Form is installed too', async () => {
-    const host = await startHost({ listen: { host: '127.0.0.1', port: 0 }, dbPath: ':memory:', packageDirs: [path.join(EXTERNAL_FAMILY, 'constraint-member'), path.join(EXTERNAL_FAMILY, 'constraint-node')], tokens: TOKENS });
+    const host = await startHost({
+      listen: { host: '127.0.0.1', port: 0 },
+      dbPath: ':memory:',
+      packageDirs: [path.join(EXTERNAL_FAMILY, 'constraint-member'), path.join(EXTERNAL_FAMILY, 'constraint-node')],
+      tokens: TOKENS,
+    });
     try {
       expect(host.warnings).toEqual([]);
     } finally {
@@ -136,6 +149,8 @@ describe('contracts nothing installed satisfies', () => {
     index.files[0] = { ...index.files[0], size: bytes.length, digest: sha256Digest(bytes) };
     writeFileSync(indexPath, JSON.stringify(index, null, 2));
     const catalog = FormCatalog.install(loadFormPackages([copy]));
-    expect(unsatisfiedContracts(catalog, new ContractCatalog([], []))).toEqual([expect.stringMatching(/accepts Binding publisher\.attach@0\.1\.0.*whose Binding Definition is not installed/)]);
+    expect(unsatisfiedContracts(catalog, new ContractCatalog([], []))).toEqual([
+      expect.stringMatching(/accepts Binding publisher\.attach@0\.1\.0.*whose Binding Definition is not installed/),
+    ]);
   });
 });

@@ -5,13 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jcsDigest, sha256Digest } from '../../src/common/digest.js';
 import { FormPackageError, loadFormPackage, loadFormPackages } from '../../src/host/packages.js';
-import {
-  EXTERNAL_FAMILY,
-  RANGE_COUNTER_DIR,
-  RANGE_SEQUENCE_DIR,
-  RANGE_SEQUENCE_PACKAGE_DIGEST,
-  RANGE_SEQUENCE_REF,
-} from './support/host-harness.js';
+import { EXTERNAL_FAMILY, RANGE_COUNTER_DIR, RANGE_SEQUENCE_DIR, RANGE_SEQUENCE_PACKAGE_DIGEST, RANGE_SEQUENCE_REF } from './support/host-harness.js';
 
 const scratch: string[] = [];
 

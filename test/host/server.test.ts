@@ -91,9 +91,9 @@ describe('startHost', () => {
   });
 
   it('refuses a non-loopback listen address over plain HTTP', async () => {
-    await expect(
-      startHost({ listen: { host: '0.0.0.0', port: 0 }, dbPath: ':memory:', packageDirs: [RANGE_SEQUENCE_DIR], tokens: TOKENS }),
-    ).rejects.toThrow(/loopback/);
+    await expect(startHost({ listen: { host: '0.0.0.0', port: 0 }, dbPath: ':memory:', packageDirs: [RANGE_SEQUENCE_DIR], tokens: TOKENS })).rejects.toThrow(
+      /loopback/,
+    );
   });
 
   it('starts with the whole external-family folder (20 Forms, an Interface and a Binding)', async () => {

@@ -26,9 +26,7 @@ describe('DesiredSpecChecker', () => {
 
   it('names the unexpected member of the RangeCounter negative fixture', () => {
     const fixture = JSON.parse(readFileSync(path.join(RANGE_COUNTER_DIR, 'fixtures/negative-unexpected-property.json'), 'utf8'));
-    expect(rangeCounter.check(fixture).problems).toEqual([
-      { pointer: '/unexpected', message: expect.stringMatching(/not a member/) },
-    ]);
+    expect(rangeCounter.check(fixture).problems).toEqual([{ pointer: '/unexpected', message: expect.stringMatching(/not a member/) }]);
   });
 
   it('names missing members and wrong types', () => {

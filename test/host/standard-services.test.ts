@@ -18,7 +18,10 @@ describe('standard-service slots', () => {
 
   it('collects slots with required defaulting to true', () => {
     const slots = collectSlots(arrays, {
-      externalServices: [{ name: 'A', service: service('com.amazonaws.s3') }, { name: 'B', service: service('x.y.z'), required: false }],
+      externalServices: [
+        { name: 'A', service: service('com.amazonaws.s3') },
+        { name: 'B', service: service('x.y.z'), required: false },
+      ],
     });
     expect(slots).toEqual([
       { pointer: '/externalServices/0', name: 'A', protocol: 'com.amazonaws.s3', required: true },
@@ -37,7 +40,10 @@ describe('standard-service slots', () => {
       expect((error as HostError).details).toEqual({ pointer: '/spec/externalServices/0/service/protocol' });
     }
     const twice = collectSlots(arrays, {
-      externalServices: [{ name: 'A', service: service('com.amazonaws.s3') }, { name: 'A', service: service('com.amazonaws.s3') }],
+      externalServices: [
+        { name: 'A', service: service('com.amazonaws.s3') },
+        { name: 'A', service: service('com.amazonaws.s3') },
+      ],
     });
     expect(() => assertSlotsSatisfiable(twice, satisfiable, '/spec')).toThrow(/used twice/);
   });

@@ -32,10 +32,15 @@ describe('the installed package', () => {
     expect(readdirSync(dir).sort()).toEqual(['provider-main.cache', 'provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0']);
     const main = path.join(dir, 'provider-main.cjs');
     const source = readFileSync(main, 'utf8').replace(/^#!.*\n/, '');
-    const script = new Script('(function (exports, require, module, __filename, __dirname) {' + source + '\n})', { filename: main, cachedData: readFileSync(path.join(dir, 'provider-main.cache')) });
+    const script = new Script('(function (exports, require, module, __filename, __dirname) {' + source + '\n})', {
+      filename: main,
+      cachedData: readFileSync(path.join(dir, 'provider-main.cache')),
+    });
     expect(script.cachedDataRejected).toBe(false);
     // The wrapper execs node (so core's SIGKILL reaches the provider itself) on the loader.
-    expect(readFileSync(path.join(dir, 'terraform-provider-takoform_v0.1.0'), 'utf8')).toMatch(/^#!\/bin\/sh\n[\s\S]*exec node "\$here\/provider\.cjs" "\$@"\n$/);
+    expect(readFileSync(path.join(dir, 'terraform-provider-takoform_v0.1.0'), 'utf8')).toMatch(
+      /^#!\/bin\/sh\n[\s\S]*exec node "\$here\/provider\.cjs" "\$@"\n$/,
+    );
   });
 });
 
@@ -73,7 +78,11 @@ describe('the plugin process', () => {
     // Preload a module that throws from a timer once the plugin is serving.
     const thrower = path.join(cwd, 'throw-later.cjs');
     writeFileSync(thrower, "setTimeout(() => { throw new Error('boom from a timer'); }, 300);\n");
-    const child = spawn(process.execPath, ['--require', thrower, PROVIDER_BUNDLE], { cwd, env: { PATH: process.env.PATH, ...COOKIE }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', thrower, PROVIDER_BUNDLE], {
+      cwd,
+      env: { PATH: process.env.PATH, ...COOKIE },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -101,7 +110,9 @@ describe('the plugin process', () => {
     expect(schema.provider.block.attributes.find((a: any) => a.name === 'token').sensitive).toBe(true);
 
     // An RPC we do not support answers a diagnostic, not a gRPC error.
-    const eph = await new Promise<any>((resolve, reject) => provider.OpenEphemeralResource({ type_name: 'x' }, (err, res) => (err ? reject(err) : resolve(res))));
+    const eph = await new Promise<any>((resolve, reject) =>
+      provider.OpenEphemeralResource({ type_name: 'x' }, (err, res) => (err ? reject(err) : resolve(res))),
+    );
     expect(eph.diagnostics[0].summary).toBe('Unsupported operation');
 
     // Ctrl-C reaches the whole process group; the plugin must survive it (G17).

@@ -16,7 +16,8 @@ export interface FaultSoakOptions extends ScenarioOptions {
   readonly faultPercent?: number;
 }
 
-const envelope = (code: string, retryable: boolean) => JSON.stringify({ error: { code, message: 'injected by the soak', requestId: 'req_soak_fault', retryable } });
+const envelope = (code: string, retryable: boolean) =>
+  JSON.stringify({ error: { code, message: 'injected by the soak', requestId: 'req_soak_fault', retryable } });
 
 /** The fault kinds of the issue, each as the proxy's action. */
 const FAULT_KINDS: ReadonlyArray<{ readonly kind: string; readonly fault: (r: Random) => Fault }> = [
@@ -68,9 +69,17 @@ export async function runFaultSoak(options: FaultSoakOptions): Promise<Reliabili
       const problems = checkInvariants(`cycle ${cycle}`, model, await rig.hostInventory(), rig.stateInventory());
       report.violations.push(...problems);
       count(report, 'cycles');
-      options.log?.(`soak cycle ${cycle}/${options.cycles}: ${model.sequences.size} sequences, ${model.reservations.size} reservations, apply exit ${faulty.code}, re-runs ${c.reruns}${problems.length ? `, ${problems.length} violations` : ''}`);
+      options.log?.(
+        `soak cycle ${cycle}/${options.cycles}: ${model.sequences.size} sequences, ${model.reservations.size} reservations, apply exit ${faulty.code}, re-runs ${c.reruns}${problems.length ? `, ${problems.length} violations` : ''}`,
+      );
     }
-    count(report, 'faults injected', Object.entries(report.counters).filter(([k]) => k.startsWith('fault:')).reduce((s, [, v]) => s + v, 0));
+    count(
+      report,
+      'faults injected',
+      Object.entries(report.counters)
+        .filter(([k]) => k.startsWith('fault:'))
+        .reduce((s, [, v]) => s + v, 0),
+    );
     count(report, 'host requests', rig.proxy.seen.length);
   } finally {
     await rig.close();

@@ -24,9 +24,14 @@ describe('soak invariants', () => {
       'cycle 1: reservation/res-0 is in state (uid res_lost) but not on the Host (lost)',
       'cycle 1: reservation/res-0 is in state but no longer configured after convergence',
     ]);
-    expect(checkInvariants('cycle 2', model, new Map(host).set('sequence/seq-1', 'res_state'), new Map([...state].filter(([k]) => !k.startsWith('res'))).set('sequence/seq-9', 'res_orphan'))).toEqual([
-      'cycle 2: sequence/seq-9 is in state but no longer configured after convergence',
-    ]);
+    expect(
+      checkInvariants(
+        'cycle 2',
+        model,
+        new Map(host).set('sequence/seq-1', 'res_state'),
+        new Map([...state].filter(([k]) => !k.startsWith('res'))).set('sequence/seq-9', 'res_orphan'),
+      ),
+    ).toEqual(['cycle 2: sequence/seq-9 is in state but no longer configured after convergence']);
   });
 
   it('renders references so core orders reservations after their targets, across both kinds', () => {

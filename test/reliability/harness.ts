@@ -103,7 +103,11 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
   const extra = (options.asyncKinds ?? []).flatMap((k) => ['--async-form', k]);
   let host = await startHostProcess(packages, undefined, extra);
   const proxy = await FaultProxy.start(host.url);
-  const workspace = createWorkspace({ 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(CATALOG, 'utf8') }, { url: proxy.url, token: host.token }, SPACE);
+  const workspace = createWorkspace(
+    { 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(CATALOG, 'utf8') },
+    { url: proxy.url, token: host.token },
+    SPACE,
+  );
   const init = await workspace.run(['init', '-input=false']);
   if (init.code !== 0) throw new Error(`tofu init failed:\n${init.stdout}\n${init.stderr}`);
   const refs = readRefs();
@@ -120,7 +124,7 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
     async restartHost(downMs) {
       const dir = rig.host.dir;
       rig.host.child.kill('SIGKILL');
-      await new Promise((r) => rig.host.child.exitCode !== null || rig.host.child.signalCode !== null ? r(undefined) : rig.host.child.once('exit', r));
+      await new Promise((r) => (rig.host.child.exitCode !== null || rig.host.child.signalCode !== null ? r(undefined) : rig.host.child.once('exit', r)));
       await new Promise((r) => setTimeout(r, downMs));
       rig.host = await startHostProcess(packages, dir, extra);
       proxy.setUpstream(rig.host.url);
@@ -145,7 +149,9 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
       if (!existsSync(file)) return out;
       const text = readFileSync(file, 'utf8');
       if (text.trim() === '') return out;
-      const state = JSON.parse(text) as { resources?: Array<{ type: string; mode: string; instances: Array<{ attributes: { name: string; uid: string; kind?: string } }> }> };
+      const state = JSON.parse(text) as {
+        resources?: Array<{ type: string; mode: string; instances: Array<{ attributes: { name: string; uid: string; kind?: string } }> }>;
+      };
       for (const r of state.resources ?? []) {
         if (r.mode !== 'managed') continue;
         const generic = r.type === GENERIC_TYPE_NAME;

@@ -20,7 +20,8 @@ describe('hostile input (reliability scenario, small counts)', () => {
     const seed = Number(process.env.HOSTILE_SEED ?? 20260130);
     const report = await runHostileInput({ seed, fuzzRuns: Number(process.env.HOSTILE_RUNS ?? 60) });
     expect(report.violations).toEqual([]);
-    for (const key of ['negative-fixtures', 'negative-fixtures:tofu', 'fuzz:config', 'fuzz:config:planned', 'fuzz:msgpack', 'malformed-responses']) expect(report.counters[key], key).toBeGreaterThan(0);
+    for (const key of ['negative-fixtures', 'negative-fixtures:tofu', 'fuzz:config', 'fuzz:config:planned', 'fuzz:msgpack', 'malformed-responses'])
+      expect(report.counters[key], key).toBeGreaterThan(0);
   }, 300_000);
 });
 
@@ -37,7 +38,11 @@ describe('concrete hostile inputs through the plugin process', () => {
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hostile-concrete-'));
     writeFileSync(path.join(dir, '.takoform.lock.json'), catalogText(forms));
-    plugin = await startPluginClient({ cwd: dir, env: { TAKOFORM_ENDPOINT: 'http://127.0.0.1:9', TAKOFORM_TOKEN: 'unused-token', TAKOFORM_SPACE: 'concrete' }, timeoutMs: 10_000 });
+    plugin = await startPluginClient({
+      cwd: dir,
+      env: { TAKOFORM_ENDPOINT: 'http://127.0.0.1:9', TAKOFORM_TOKEN: 'unused-token', TAKOFORM_SPACE: 'concrete' },
+      timeoutMs: 10_000,
+    });
   });
   afterAll(async () => {
     await plugin?.shutdown();
@@ -45,12 +50,20 @@ describe('concrete hostile inputs through the plugin process', () => {
 
   /** A full configuration object: every attribute null except the given ones. */
   const config = (rt: FormResourceType, values: Record<string, TfValue>) =>
-    objectValue(Object.keys((rt.valueType as { attributes: object }).attributes).map((k) => [k, k in values ? values[k]! : k === 'name' ? 'concrete' : null] as const));
+    objectValue(
+      Object.keys((rt.valueType as { attributes: object }).attributes).map((k) => [k, k in values ? values[k]! : k === 'name' ? 'concrete' : null] as const),
+    );
   const errorsOf = (diags: Diagnostic__Output[]) => diags.filter((d) => d.severity === 'ERROR');
-  const pathOf = (d: Diagnostic__Output | undefined) => d?.attribute?.steps.map((s) => s.attribute_name ?? s.element_key_string ?? Number(s.element_key_int)) ?? [];
+  const pathOf = (d: Diagnostic__Output | undefined) =>
+    d?.attribute?.steps.map((s) => s.attribute_name ?? s.element_key_string ?? Number(s.element_key_int)) ?? [];
 
   it('refuses an Edge queue fixture value offline, pointing at the attribute', async () => {
-    const res = await plugin.validateResourceConfig({ type_name: queue.typeName, config: { msgpack: encodeMsgpack(config(queue, { delivery_delay_seconds: TfNumber.of(-1), message_retention_seconds: TfNumber.of(345600) }), queue.valueType) } });
+    const res = await plugin.validateResourceConfig({
+      type_name: queue.typeName,
+      config: {
+        msgpack: encodeMsgpack(config(queue, { delivery_delay_seconds: TfNumber.of(-1), message_retention_seconds: TfNumber.of(345600) }), queue.valueType),
+      },
+    });
     const [error] = errorsOf(res.diagnostics);
     expect(error?.summary).toBe('Value not allowed by the Form');
     expect(pathOf(error)).toEqual(['delivery_delay_seconds']);
@@ -60,7 +73,14 @@ describe('concrete hostile inputs through the plugin process', () => {
     const ref = counter.form.formRef;
     const generic = objectValue(
       Object.keys((GENERIC_TYPE as { attributes: object }).attributes).map((k) => {
-        const v: Record<string, TfValue> = { api_version: ref.apiVersion, kind: ref.kind, definition_version: ref.definitionVersion, schema_digest: ref.schemaDigest, name: 'g', spec: jsonToDynamic({ lower: 1, upper: 2, unexpected: true }) };
+        const v: Record<string, TfValue> = {
+          api_version: ref.apiVersion,
+          kind: ref.kind,
+          definition_version: ref.definitionVersion,
+          schema_digest: ref.schemaDigest,
+          name: 'g',
+          spec: jsonToDynamic({ lower: 1, upper: 2, unexpected: true }),
+        };
         return [k, v[k] ?? null] as const;
       }),
     );
@@ -71,8 +91,27 @@ describe('concrete hostile inputs through the plugin process', () => {
   });
 
   it('refuses list items that the Host would see as duplicates once its defaults are filled in', async () => {
-    const slot = (required: boolean | null) => objectValue([['name', 'OBJECTS'], ['required', required], ['service', objectValue([['api_version', null], ['protocol', 'com.amazonaws.s3']])]]);
-    const res = await plugin.validateResourceConfig({ type_name: counter.typeName, config: { msgpack: encodeMsgpack(config(counter, { lower: TfNumber.of(1), upper: TfNumber.of(2), external_services: [slot(true), slot(null)] }), counter.valueType) } });
+    const slot = (required: boolean | null) =>
+      objectValue([
+        ['name', 'OBJECTS'],
+        ['required', required],
+        [
+          'service',
+          objectValue([
+            ['api_version', null],
+            ['protocol', 'com.amazonaws.s3'],
+          ]),
+        ],
+      ]);
+    const res = await plugin.validateResourceConfig({
+      type_name: counter.typeName,
+      config: {
+        msgpack: encodeMsgpack(
+          config(counter, { lower: TfNumber.of(1), upper: TfNumber.of(2), external_services: [slot(true), slot(null)] }),
+          counter.valueType,
+        ),
+      },
+    });
     const [error] = errorsOf(res.diagnostics);
     expect(pathOf(error)).toEqual(['external_services']);
     expect(error?.detail).toMatch(/uniqueItems/);
@@ -80,7 +119,10 @@ describe('concrete hostile inputs through the plugin process', () => {
 
   it('answers a number with a 400-million-digit expansion promptly, with a short diagnostic at its attribute', async () => {
     const started = Date.now();
-    const res = await plugin.validateResourceConfig({ type_name: sequence.typeName, config: { msgpack: encodeMsgpack(config(sequence, { lower: TfNumber.fromDecimal('1e400000000'), upper: TfNumber.of(2) }), sequence.valueType) } });
+    const res = await plugin.validateResourceConfig({
+      type_name: sequence.typeName,
+      config: { msgpack: encodeMsgpack(config(sequence, { lower: TfNumber.fromDecimal('1e400000000'), upper: TfNumber.of(2) }), sequence.valueType) },
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     const [error] = errorsOf(res.diagnostics);
     expect(error?.summary).toBe('Invalid value');
@@ -90,7 +132,10 @@ describe('concrete hostile inputs through the plugin process', () => {
 
   it('names the attribute whose msgpack has the wrong type', async () => {
     const raw = Object.fromEntries(Object.keys((sequence.valueType as { attributes: object }).attributes).map((k) => [k, null]));
-    const res = await plugin.validateResourceConfig({ type_name: sequence.typeName, config: { msgpack: encode({ ...raw, name: 'x', lower: 'not a number', upper: 2 }) } });
+    const res = await plugin.validateResourceConfig({
+      type_name: sequence.typeName,
+      config: { msgpack: encode({ ...raw, name: 'x', lower: 'not a number', upper: 2 }) },
+    });
     const [error] = errorsOf(res.diagnostics);
     expect(pathOf(error)).toEqual(['lower']);
   });

@@ -93,7 +93,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function formFromDir(dir: string, typeName: string, onHost: boolean): FormData {
   const def = readJson(path.join(dir, 'definition.json'));
   const index = readJson(path.join(dir, 'package-index.json'));
-  const positivePath = Array.isArray(def.conformanceFixtures) && isRecord(def.conformanceFixtures[0]) ? (def.conformanceFixtures[0].desiredPath as string) : undefined;
+  const positivePath =
+    Array.isArray(def.conformanceFixtures) && isRecord(def.conformanceFixtures[0]) ? (def.conformanceFixtures[0].desiredPath as string) : undefined;
   const catalogForm: CatalogForm = {
     typeName,
     formRef: index.formRef as unknown as CatalogForm['formRef'],
@@ -108,7 +109,11 @@ function formFromDir(dir: string, typeName: string, onHost: boolean): FormData {
   return { typeName, dir, onHost, catalogForm, positive: positivePath ? readJson(path.join(dir, positivePath)) : undefined };
 }
 
-const packageDirs = (root: string) => readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(path.join(root, d.name, 'definition.json'))).map((d) => d.name).sort();
+const packageDirs = (root: string) =>
+  readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(root, d.name, 'definition.json')))
+    .map((d) => d.name)
+    .sort();
 
 /** Every Form Definition with a desired schema in the shared data: 20 v1 packages and 10 Edge v1beta1 ones. */
 export function loadForms(): FormData[] {
@@ -198,7 +203,15 @@ const errors = (diags: readonly Diag[] | undefined): Diag[] => (diags ?? []).fil
 
 function describePath(steps: readonly PathStep[] | undefined): string {
   if (!steps || steps.length === 0) return '(none)';
-  return steps.map((s) => (s.attribute_name !== undefined ? `.${s.attribute_name}` : s.element_key_int !== undefined ? `[${s.element_key_int}]` : `[${JSON.stringify(s.element_key_string)}]`)).join('');
+  return steps
+    .map((s) =>
+      s.attribute_name !== undefined
+        ? `.${s.attribute_name}`
+        : s.element_key_int !== undefined
+          ? `[${s.element_key_int}]`
+          : `[${JSON.stringify(s.element_key_string)}]`,
+    )
+    .join('');
 }
 
 const short = (text: string, max = 300): string => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
@@ -210,7 +223,9 @@ const oneLine = (d: Diag): string => `"${d.summary}" at ${describePath(d.attribu
  * space, a value that does not fit the schema. (A Host pointer at /apiVersion is about the Form.)
  */
 function aboutAValue(d: Diag): boolean {
-  return VALUE_SUMMARIES.has(d.summary) || /\nField: \/(spec|metadata\/(name|space))(\/|$)/m.test(d.detail) || /value does not match the schema: \[/.test(d.detail);
+  return (
+    VALUE_SUMMARIES.has(d.summary) || /\nField: \/(spec|metadata\/(name|space))(\/|$)/m.test(d.detail) || /value does not match the schema: \[/.test(d.detail)
+  );
 }
 
 /** Whether the steps walk a path that exists in `type` (attribute names of objects, keys of maps, indices of lists). */
@@ -238,7 +253,8 @@ function diagnosticProblems(diags: readonly Diag[] | undefined, type: TfType): s
   for (const d of diags ?? []) {
     const steps = d.attribute?.steps ?? [];
     if (d.severity === 'ERROR' && aboutAValue(d) && steps.length === 0) out.push(`an error diagnostic about a value has no attribute path: ${oneLine(d)}`);
-    if (steps.length > 0 && !pathFits(steps, type)) out.push(`a diagnostic's attribute path ${describePath(steps)} does not exist in the schema: ${oneLine(d)}`);
+    if (steps.length > 0 && !pathFits(steps, type))
+      out.push(`a diagnostic's attribute path ${describePath(steps)} does not exist in the schema: ${oneLine(d)}`);
     if (d.severity !== 'ERROR' && d.severity !== 'WARNING') out.push(`a diagnostic has severity ${d.severity}: ${oneLine(d)}`);
   }
   return out;
@@ -274,7 +290,19 @@ const ok = (raw: unknown): Gen => ({ raw, defect: false });
 const bad = (raw: unknown): Gen => ({ raw, defect: true });
 
 /** Decimal texts core may send for numbers that are not doubles, and a few that no one should. */
-const DECIMALS = ['1e400', '-1e400', '1e-400', '12345678901234567891', '-9223372036854775809', '0.1', '2.5', '-0', '9007199254740993', '1e400000000', '-1e-400000000'];
+const DECIMALS = [
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '12345678901234567891',
+  '-9223372036854775809',
+  '0.1',
+  '2.5',
+  '-0',
+  '9007199254740993',
+  '1e400000000',
+  '-1e-400000000',
+];
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '', ' ', 'a.b', 'a/b', '~0', 'ключ', '\u0000', 'x'.repeat(300)];
 
 const subschema = (schema: Schema, key: string): Schema => (isRecord(schema[key]) ? (schema[key] as Schema) : {});
@@ -369,7 +397,12 @@ function arbValue(m: ValueMapping, schema: Schema, depth: number, hostile: boole
       return arbString(schema, hostile);
     case 'reference':
       return hostile
-        ? fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/) }, { weight: 1, arbitrary: fc.constantFrom('Not A Resource Name', '', 'x'.repeat(300)) }).map(ok)
+        ? fc
+            .oneof(
+              { weight: 4, arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/) },
+              { weight: 1, arbitrary: fc.constantFrom('Not A Resource Name', '', 'x'.repeat(300)) },
+            )
+            .map(ok)
         : fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/).map(ok);
     case 'number':
       return arbNumber(schema, hostile);
@@ -389,8 +422,12 @@ function arbValue(m: ValueMapping, schema: Schema, depth: number, hostile: boole
     }
     case 'map': {
       const element = arbElement(m.element, subschema(schema, 'additionalProperties'), depth + 1, hostile);
-      const key = hostile ? fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 8 }) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS) }) : fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
-      return fc.uniqueArray(fc.tuple(key, element), { maxLength: 4, selector: ([k]) => k }).map((entries) => ({ raw: rawObject(entries.map(([k, g]) => [k, g.raw])), defect: entries.some(([, g]) => g.defect) }));
+      const key = hostile
+        ? fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 8 }) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS) })
+        : fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
+      return fc
+        .uniqueArray(fc.tuple(key, element), { maxLength: 4, selector: ([k]) => k })
+        .map((entries) => ({ raw: rawObject(entries.map(([k, g]) => [k, g.raw])), defect: entries.some(([, g]) => g.defect) }));
     }
     case 'object':
       return arbObject(m.fields, schema, depth, hostile);
@@ -401,7 +438,12 @@ function arbValue(m: ValueMapping, schema: Schema, depth: number, hostile: boole
 
 function arbElement(m: ValueMapping, schema: Schema, depth: number, hostile: boolean): fc.Arbitrary<Gen> {
   if (!hostile) return arbValue(m, schema, depth, false);
-  return fc.oneof({ weight: 12, arbitrary: arbValue(m, schema, depth, true) }, { weight: 1, arbitrary: fc.constant(ok(null)) }, { weight: 1, arbitrary: arbUnknown }, { weight: 1, arbitrary: arbWrongType(m) });
+  return fc.oneof(
+    { weight: 12, arbitrary: arbValue(m, schema, depth, true) },
+    { weight: 1, arbitrary: fc.constant(ok(null)) },
+    { weight: 1, arbitrary: arbUnknown },
+    { weight: 1, arbitrary: arbWrongType(m) },
+  );
 }
 
 function arbField(f: FieldMapping, schema: Schema, depth: number, hostile: boolean): fc.Arbitrary<Gen> {
@@ -419,14 +461,16 @@ function arbField(f: FieldMapping, schema: Schema, depth: number, hostile: boole
 
 /** A nested object: every attribute present (objects in cty always carry all of them), sometimes one too many or too few. */
 function arbObject(fields: readonly FieldMapping[], schema: Schema, depth: number, hostile: boolean): fc.Arbitrary<Gen> {
-  return fc.tuple(fc.tuple(...fields.map((f) => arbField(f, propertySchema(schema, f.property), depth + 1, hostile))), fc.integer({ min: 0, max: hostile ? 19 : 2 })).map(([gens, n]) => {
-    const shape = hostile ? n : 2;
-    const entries: [string, unknown][] = fields.map((f, i) => [f.attribute, gens[i]!.raw]);
-    const defect = gens.some((g) => g.defect) || shape === 0 || (shape === 1 && entries.length > 0);
-    if (shape === 0) entries.push(['fuzz_unexpected', true]);
-    if (shape === 1 && entries.length > 0) entries.pop();
-    return { raw: rawObject(entries), defect };
-  });
+  return fc
+    .tuple(fc.tuple(...fields.map((f) => arbField(f, propertySchema(schema, f.property), depth + 1, hostile))), fc.integer({ min: 0, max: hostile ? 19 : 2 }))
+    .map(([gens, n]) => {
+      const shape = hostile ? n : 2;
+      const entries: [string, unknown][] = fields.map((f, i) => [f.attribute, gens[i]!.raw]);
+      const defect = gens.some((g) => g.defect) || shape === 0 || (shape === 1 && entries.length > 0);
+      if (shape === 0) entries.push(['fuzz_unexpected', true]);
+      if (shape === 1 && entries.length > 0) entries.pop();
+      return { raw: rawObject(entries), defect };
+    });
 }
 
 /** Which top-level attribute holds the name: a fresh valid one chosen at run time, or a hostile one. */
@@ -454,7 +498,15 @@ const arbTimeouts: fc.Arbitrary<Gen> = fc.oneof(
     weight: 2,
     arbitrary: fc
       .tuple(...[0, 1, 2].map(() => fc.constantFrom<string | null>('5m', '1h30m', '90s', null, 'soon', '', '-1s', '99999999999999h', '1.5.5s')))
-      .map(([create, update, del]) => ok(rawObject([['create', create], ['update', update], ['delete', del]]))),
+      .map(([create, update, del]) =>
+        ok(
+          rawObject([
+            ['create', create],
+            ['update', update],
+            ['delete', del],
+          ]),
+        ),
+      ),
   },
   { weight: 1, arbitrary: fc.constant(ok(UNKNOWN_RAW)) },
   { weight: 1, arbitrary: fc.constant(bad('5m')) },
@@ -464,20 +516,30 @@ function arbConfigCase(forms: readonly FormResourceType[]): fc.Arbitrary<ConfigC
   return fc.tuple(fc.integer({ min: 0, max: forms.length - 1 }), fc.boolean()).chain(([form, hostile]) => {
     const rt = forms[form]!;
     const schema = rt.form.desiredSchema as Schema;
-    const calm = <T,>(a: fc.Arbitrary<T>, fallback: T): fc.Arbitrary<T> => (hostile ? a : fc.constant(fallback));
+    const calm = <T>(a: fc.Arbitrary<T>, fallback: T): fc.Arbitrary<T> => (hostile ? a : fc.constant(fallback));
     return fc.record({
       form: fc.constant(form),
       hostile: fc.constant(hostile),
       name: calm(
         fc.oneof(
           { weight: 10, arbitrary: fc.constant<NameChoice>({ fresh: true }) },
-          { weight: 1, arbitrary: fc.constantFrom('', 'Not A Name', 'x'.repeat(300), 'ünïcode', '-lead', 'a/b').map((n): NameChoice => ({ fresh: false, gen: ok(n) })) },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom('', 'Not A Name', 'x'.repeat(300), 'ünïcode', '-lead', 'a/b').map((n): NameChoice => ({ fresh: false, gen: ok(n) })),
+          },
           { weight: 1, arbitrary: fc.constant<NameChoice>({ fresh: false, gen: ok(UNKNOWN_RAW) }) },
           { weight: 1, arbitrary: fc.constant<NameChoice>({ fresh: false, gen: bad(17) }) },
         ),
         { fresh: true },
       ),
-      space: calm(fc.oneof({ weight: 10, arbitrary: fc.constant(ok(null)) }, { weight: 1, arbitrary: fc.constantFrom('', 'UPPER', '../etc', 'a'.repeat(300)).map(ok) }, { weight: 1, arbitrary: fc.constant(ok(UNKNOWN_RAW)) }), ok(null)),
+      space: calm(
+        fc.oneof(
+          { weight: 10, arbitrary: fc.constant(ok(null)) },
+          { weight: 1, arbitrary: fc.constantFrom('', 'UPPER', '../etc', 'a'.repeat(300)).map(ok) },
+          { weight: 1, arbitrary: fc.constant(ok(UNKNOWN_RAW)) },
+        ),
+        ok(null),
+      ),
       timeouts: calm(arbTimeouts, ok(null)),
       fields: fc.tuple(...rt.fields.map((f) => arbField(f, propertySchema(schema, f.property), 0, hostile))),
       shape: calm(fc.oneof({ weight: 30, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(1, 2) }), 0),
@@ -525,8 +587,10 @@ function sameTf(a: TfValue, b: TfValue): boolean {
   if (a === null || b === null) return false;
   if (a instanceof Unknown || b instanceof Unknown) return a instanceof Unknown && b instanceof Unknown;
   if (a instanceof TfNumber || b instanceof TfNumber) return a instanceof TfNumber && b instanceof TfNumber && a.equals(b);
-  if (a instanceof TfDynamic || b instanceof TfDynamic) return a instanceof TfDynamic && b instanceof TfDynamic && JSON.stringify(a.type) === JSON.stringify(b.type) && sameTf(a.value, b.value);
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameTf(v as TfValue, b[i] as TfValue));
+  if (a instanceof TfDynamic || b instanceof TfDynamic)
+    return a instanceof TfDynamic && b instanceof TfDynamic && JSON.stringify(a.type) === JSON.stringify(b.type) && sameTf(a.value, b.value);
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameTf(v as TfValue, b[i] as TfValue));
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
@@ -538,7 +602,10 @@ function sameTf(a: TfValue, b: TfValue): boolean {
  * sets it; where it does not, only computed attributes may hold something. Returns where it breaks.
  */
 function planBreaksConfig(attr: TfAttribute, config: TfValue, planned: TfValue, at: string): string | undefined {
-  if (config === null) return attr.computed || planned === null ? undefined : `${at} is set in the plan (${short(String(JSON.stringify(planned)), 80)}) but not in the configuration`;
+  if (config === null)
+    return attr.computed || planned === null
+      ? undefined
+      : `${at} is set in the plan (${short(String(JSON.stringify(planned)), 80)}) but not in the configuration`;
   if (config instanceof Unknown) return undefined;
   const nested = attr.nested;
   if (!nested) return sameTf(config, planned) ? undefined : `${at} is planned differently from the configuration`;
@@ -560,7 +627,8 @@ function planBreaksConfig(attr: TfAttribute, config: TfValue, planned: TfValue, 
     }
     return undefined;
   }
-  if (!isObjectValue(config) || !isObjectValue(planned) || Object.keys(config).length !== Object.keys(planned).length) return `${at} is planned with other keys`;
+  if (!isObjectValue(config) || !isObjectValue(planned) || Object.keys(config).length !== Object.keys(planned).length)
+    return `${at} is planned with other keys`;
   for (const k of Object.keys(config)) {
     const broken = element(config[k]!, planned[k] ?? null, `${at}[${JSON.stringify(k)}]`);
     if (broken) return broken;
@@ -590,7 +658,8 @@ const violation = (ctx: Context, sentence: string) => {
   ctx.report.violations.push(sentence);
   ctx.options.log?.(`VIOLATION ${short(sentence, 400)}`);
 };
-const mutating = (p: FaultProxy, from: number) => p.forwarded.slice(from).filter((r) => r.method !== 'GET' && r.method !== 'HEAD' && !/\/resources\/(prepare|validate)(\?|$)/.test(r.path));
+const mutating = (p: FaultProxy, from: number) =>
+  p.forwarded.slice(from).filter((r) => r.method !== 'GET' && r.method !== 'HEAD' && !/\/resources\/(prepare|validate)(\?|$)/.test(r.path));
 
 async function startPlugin(ctx: Pick<Context, 'catalogDir' | 'proxy' | 'host' | 'space'> & { types?: readonly FormResourceType[] }): Promise<PluginClient> {
   const plugin = await startPluginClient({
@@ -601,15 +670,43 @@ async function startPlugin(ctx: Pick<Context, 'catalogDir' | 'proxy' | 'host' | 
   const schema = await plugin.getProviderSchema();
   if (errors(schema.diagnostics).length) throw new Error(`the plugin refused the catalog: ${errors(schema.diagnostics).map(oneLine).join('; ')}`);
   // The values here are encoded with the schemas of src/; the bundle must serve the same ones.
-  const names = (block: { attributes?: { name: string }[]; block_types?: { type_name: string }[] } | null | undefined) => [...(block?.attributes ?? []).map((a) => a.name), ...(block?.block_types ?? []).map((b) => b.type_name)].sort().join(',');
+  const names = (block: { attributes?: { name: string }[]; block_types?: { type_name: string }[] } | null | undefined) =>
+    [...(block?.attributes ?? []).map((a) => a.name), ...(block?.block_types ?? []).map((b) => b.type_name)].sort().join(',');
   const expected: [string, string, string][] = [
-    ['the provider block', names(schema.provider?.block), Object.keys((PROVIDER_TYPE as { attributes: object }).attributes).sort().join(',')],
-    ...(ctx.types ?? []).map((t): [string, string, string] => [t.typeName, names(schema.resource_schemas[t.typeName]?.block), Object.keys((t.valueType as { attributes: object }).attributes).sort().join(',')]),
+    [
+      'the provider block',
+      names(schema.provider?.block),
+      Object.keys((PROVIDER_TYPE as { attributes: object }).attributes)
+        .sort()
+        .join(','),
+    ],
+    ...(ctx.types ?? []).map((t): [string, string, string] => [
+      t.typeName,
+      names(schema.resource_schemas[t.typeName]?.block),
+      Object.keys((t.valueType as { attributes: object }).attributes)
+        .sort()
+        .join(','),
+    ]),
   ];
   for (const [what, served, wanted] of expected) {
-    if (served !== wanted) throw new Error(`dist/provider serves other attributes for ${what} than src/ defines (${served} vs ${wanted}): rebuild with \`node scripts/gen-proto.mjs && node scripts/build.mjs\``);
+    if (served !== wanted)
+      throw new Error(
+        `dist/provider serves other attributes for ${what} than src/ defines (${served} vs ${wanted}): rebuild with \`node scripts/gen-proto.mjs && node scripts/build.mjs\``,
+      );
   }
-  const configured = await plugin.configureProvider({ terraform_version: '1.12.6', config: mp(encodeMsgpack(objectValue([['endpoint', null], ['token', null], ['space', null]]), PROVIDER_TYPE)) });
+  const configured = await plugin.configureProvider({
+    terraform_version: '1.12.6',
+    config: mp(
+      encodeMsgpack(
+        objectValue([
+          ['endpoint', null],
+          ['token', null],
+          ['space', null],
+        ]),
+        PROVIDER_TYPE,
+      ),
+    ),
+  });
   if (errors(configured.diagnostics).length) throw new Error(`ConfigureProvider failed: ${errors(configured.diagnostics).map(oneLine).join('; ')}`);
   return plugin;
 }
@@ -624,7 +721,10 @@ async function checkAlive(ctx: Context, phase: string): Promise<void> {
       violation(ctx, `${phase}: the plugin process stopped answering GetProviderSchema (${(e as Error).message}); seed ${ctx.options.seed}.`);
     }
   } else {
-    violation(ctx, `${phase}: the plugin process exited (code ${String(ctx.plugin.process.child.exitCode)}, signal ${String(ctx.plugin.process.child.signalCode)}); stderr tail: ${short(ctx.plugin.process.stderr().slice(-1500), 1500)}; seed ${ctx.options.seed}.`);
+    violation(
+      ctx,
+      `${phase}: the plugin process exited (code ${String(ctx.plugin.process.child.exitCode)}, signal ${String(ctx.plugin.process.child.signalCode)}); stderr tail: ${short(ctx.plugin.process.stderr().slice(-1500), 1500)}; seed ${ctx.options.seed}.`,
+    );
   }
   ctx.plugin.kill();
   ctx.plugin = await startPlugin(ctx);
@@ -641,7 +741,27 @@ async function answer<R>(call: () => Promise<R>): Promise<{ ok: true; value: R }
 }
 
 function grpcStatusName(code: number): string {
-  return ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'][code] ?? String(code);
+  return (
+    [
+      'OK',
+      'CANCELLED',
+      'UNKNOWN',
+      'INVALID_ARGUMENT',
+      'DEADLINE_EXCEEDED',
+      'NOT_FOUND',
+      'ALREADY_EXISTS',
+      'PERMISSION_DENIED',
+      'RESOURCE_EXHAUSTED',
+      'FAILED_PRECONDITION',
+      'ABORTED',
+      'OUT_OF_RANGE',
+      'UNIMPLEMENTED',
+      'INTERNAL',
+      'UNAVAILABLE',
+      'DATA_LOSS',
+      'UNAUTHENTICATED',
+    ][code] ?? String(code)
+  );
 }
 
 /** A bound on one property's wall time (shrinking included): generous, growing with the run count. */
@@ -703,27 +823,54 @@ async function negativeFixtures(ctx: Context): Promise<void> {
       else {
         const errs = errors(r.value.diagnostics);
         for (const p of diagnosticProblems(r.value.diagnostics, rt.valueType)) violation(ctx, `negative fixture ${fx.label} (${rt.typeName}): ${p}.`);
-        if (errs.length === 0) violation(ctx, `negative fixture ${fx.label}: ${rt.typeName} accepted it at ValidateResourceConfig; it must be refused before anything reaches the Host.`);
+        if (errs.length === 0)
+          violation(
+            ctx,
+            `negative fixture ${fx.label}: ${rt.typeName} accepted it at ValidateResourceConfig; it must be refused before anything reaches the Host.`,
+          );
         else if (!errs.some((d) => expectedTyped.includes(d.attribute?.steps[0]?.attribute_name ?? ''))) {
-          violation(ctx, `negative fixture ${fx.label}: ${rt.typeName} refused it, but no error names ${expectedTyped.join(' or ')}: ${errs.map(oneLine).join('; ')}.`);
+          violation(
+            ctx,
+            `negative fixture ${fx.label}: ${rt.typeName} refused it, but no error names ${expectedTyped.join(' or ')}: ${errs.map(oneLine).join('; ')}.`,
+          );
         }
       }
     }
     // The generic type with the fixture as its spec, verbatim.
     count(ctx.report, 'negative-fixtures:generic');
-    const g = await answer(() => ctx.plugin.validateResourceConfig({ type_name: GENERIC_TYPE_NAME, config: mp(encodeMsgpack(genericConfig(fx.form.catalogForm, fx.spec, 'negative-fixture'), GENERIC_TYPE)) }));
+    const g = await answer(() =>
+      ctx.plugin.validateResourceConfig({
+        type_name: GENERIC_TYPE_NAME,
+        config: mp(encodeMsgpack(genericConfig(fx.form.catalogForm, fx.spec, 'negative-fixture'), GENERIC_TYPE)),
+      }),
+    );
     if (!g.ok) violation(ctx, `negative fixture ${fx.label}: ValidateResourceConfig(${GENERIC_TYPE_NAME}) got no answer: ${g.why}.`);
     else {
       const errs = errors(g.value.diagnostics);
       for (const p of diagnosticProblems(g.value.diagnostics, GENERIC_TYPE)) violation(ctx, `negative fixture ${fx.label} (${GENERIC_TYPE_NAME}): ${p}.`);
       // The path is `spec` itself (core cannot follow a path into an expression); the detail names the member.
       const named = errs.some((d) => d.attribute?.steps[0]?.attribute_name === 'spec' && fx.offending.some((p) => d.detail.includes(`/${p}`)));
-      if (errs.length === 0) violation(ctx, `negative fixture ${fx.label}: ${GENERIC_TYPE_NAME} for ${fx.form.typeName}'s exact Form accepted it at ValidateResourceConfig although the catalog has that Form's schema.`);
-      else if (!named) violation(ctx, `negative fixture ${fx.label}: ${GENERIC_TYPE_NAME} refused it, but no error points at spec and names /${fx.offending.join(' or /')}: ${errs.map(oneLine).join('; ')}.`);
+      if (errs.length === 0)
+        violation(
+          ctx,
+          `negative fixture ${fx.label}: ${GENERIC_TYPE_NAME} for ${fx.form.typeName}'s exact Form accepted it at ValidateResourceConfig although the catalog has that Form's schema.`,
+        );
+      else if (!named)
+        violation(
+          ctx,
+          `negative fixture ${fx.label}: ${GENERIC_TYPE_NAME} refused it, but no error points at spec and names /${fx.offending.join(' or /')}: ${errs.map(oneLine).join('; ')}.`,
+        );
     }
   }
   const reached = ctx.proxy.seen.slice(before);
-  if (reached.length) violation(ctx, `negative fixtures: ${reached.length} request(s) reached the Host while the plugin refused them (${reached.slice(0, 5).map((r) => `${r.method} ${r.path}`).join(', ')}).`);
+  if (reached.length)
+    violation(
+      ctx,
+      `negative fixtures: ${reached.length} request(s) reached the Host while the plugin refused them (${reached
+        .slice(0, 5)
+        .map((r) => `${r.method} ${r.path}`)
+        .join(', ')}).`,
+    );
 
   // The positive fixtures, for contrast: accepted, and for Host Forms planned through prepare.
   for (const form of ctx.forms) {
@@ -733,12 +880,27 @@ async function negativeFixtures(ctx: Context): Promise<void> {
     const { config } = typedConfig(rt, form.positive, `positive-${path.basename(form.dir)}`);
     const v = await answer(() => ctx.plugin.validateResourceConfig({ type_name: rt.typeName, config: mp(encodeMsgpack(config, rt.valueType)) }));
     if (!v.ok || errors(v.value.diagnostics).length) {
-      violation(ctx, `positive fixture of ${path.basename(form.dir)}: ${rt.typeName} refused it at ValidateResourceConfig: ${v.ok ? errors(v.value.diagnostics).map(oneLine).join('; ') : v.why}.`);
+      violation(
+        ctx,
+        `positive fixture of ${path.basename(form.dir)}: ${rt.typeName} refused it at ValidateResourceConfig: ${v.ok ? errors(v.value.diagnostics).map(oneLine).join('; ') : v.why}.`,
+      );
       continue;
     }
     if (!form.onHost) continue;
-    const p = await answer(() => ctx.plugin.planResourceChange({ type_name: rt.typeName, prior_state: NIL, proposed_new_state: mp(encodeMsgpack(proposedForCreate(rt, config), rt.valueType)), config: mp(encodeMsgpack(config, rt.valueType)), prior_private: Buffer.alloc(0) }));
-    if (!p.ok || errors(p.value.diagnostics).length) violation(ctx, `positive fixture of ${path.basename(form.dir)}: PlanResourceChange failed: ${p.ok ? errors(p.value.diagnostics).map(oneLine).join('; ') : p.why}.`);
+    const p = await answer(() =>
+      ctx.plugin.planResourceChange({
+        type_name: rt.typeName,
+        prior_state: NIL,
+        proposed_new_state: mp(encodeMsgpack(proposedForCreate(rt, config), rt.valueType)),
+        config: mp(encodeMsgpack(config, rt.valueType)),
+        prior_private: Buffer.alloc(0),
+      }),
+    );
+    if (!p.ok || errors(p.value.diagnostics).length)
+      violation(
+        ctx,
+        `positive fixture of ${path.basename(form.dir)}: PlanResourceChange failed: ${p.ok ? errors(p.value.diagnostics).map(oneLine).join('; ') : p.why}.`,
+      );
   }
   await checkAlive(ctx, 'negative fixtures');
 }
@@ -761,13 +923,26 @@ async function genericRoute(ctx: Context, form: FormData, spec: JsonObject, host
   const specRefusals = refused.filter((d) => d.summary !== 'Invalid resource name');
   const nameProblem = resourceNameProblem(`g${name}`);
   if (nameProblem && nameRefusals.length === 0) problems.push(`${GENERIC_TYPE_NAME} accepted the name "g${name}", which the Host refuses (${nameProblem})`);
-  if (!nameProblem && nameRefusals.length > 0) problems.push(`${GENERIC_TYPE_NAME} refused the name "g${name}", which the Host accepts: ${nameRefusals.map(oneLine).join('; ')}`);
-  if (hostVerdict.length > 0 && specRefusals.length === 0) problems.push(`${GENERIC_TYPE_NAME} accepted a spec the Host's schema refuses (${hostVerdict.slice(0, 3).join('; ')})`);
-  if (hostVerdict.length === 0 && specRefusals.length > 0) problems.push(`${GENERIC_TYPE_NAME} refused a spec the Host's schema accepts: ${specRefusals.map(oneLine).join('; ')}`);
+  if (!nameProblem && nameRefusals.length > 0)
+    problems.push(`${GENERIC_TYPE_NAME} refused the name "g${name}", which the Host accepts: ${nameRefusals.map(oneLine).join('; ')}`);
+  if (hostVerdict.length > 0 && specRefusals.length === 0)
+    problems.push(`${GENERIC_TYPE_NAME} accepted a spec the Host's schema refuses (${hostVerdict.slice(0, 3).join('; ')})`);
+  if (hostVerdict.length === 0 && specRefusals.length > 0)
+    problems.push(`${GENERIC_TYPE_NAME} refused a spec the Host's schema accepts: ${specRefusals.map(oneLine).join('; ')}`);
   if (refused.length > 0 || !form.onHost) return problems;
   const computedOnly = new Set(['spec_json', 'id', 'uid', 'generation', 'revision', 'conditions', 'ready', 'outputs_json', 'pending_operation']);
-  const proposed = objectValue(Object.entries(config).map(([k, val]): [string, TfValue] => [k, computedOnly.has(k) || (k === 'space' && val === null) ? UNKNOWN : val]));
-  const p = await answer(() => ctx.plugin.planResourceChange({ type_name: GENERIC_TYPE_NAME, prior_state: NIL, proposed_new_state: mp(encodeMsgpack(proposed, GENERIC_TYPE)), config: mp(bytes), prior_private: Buffer.alloc(0) }));
+  const proposed = objectValue(
+    Object.entries(config).map(([k, val]): [string, TfValue] => [k, computedOnly.has(k) || (k === 'space' && val === null) ? UNKNOWN : val]),
+  );
+  const p = await answer(() =>
+    ctx.plugin.planResourceChange({
+      type_name: GENERIC_TYPE_NAME,
+      prior_state: NIL,
+      proposed_new_state: mp(encodeMsgpack(proposed, GENERIC_TYPE)),
+      config: mp(bytes),
+      prior_private: Buffer.alloc(0),
+    }),
+  );
   if (!p.ok) return [...problems, `PlanResourceChange(${GENERIC_TYPE_NAME}) got no answer: ${p.why}`];
   problems.push(...diagnosticProblems(p.value.diagnostics, GENERIC_TYPE).map((x) => `${GENERIC_TYPE_NAME} plan: ${x}`));
   const refusal = errors(p.value.diagnostics).find((d) => d.summary === 'Host refused: invalid_argument');
@@ -822,10 +997,13 @@ async function configFuzz(ctx: Context): Promise<void> {
     }
     if (validateErrors.length > 0) {
       count(ctx.report, 'fuzz:config:refused');
-      if (known && spec === undefined && !validateErrors.some((d) => d.summary === 'Invalid value')) problems.push(`a value that cannot travel as I-JSON was refused without an "Invalid value" diagnostic: ${validateErrors.map(oneLine).join('; ')}`);
+      if (known && spec === undefined && !validateErrors.some((d) => d.summary === 'Invalid value'))
+        problems.push(`a value that cannot travel as I-JSON was refused without an "Invalid value" diagnostic: ${validateErrors.map(oneLine).join('; ')}`);
       const schemaRefusals = validateErrors.filter((d) => d.summary === 'Value not allowed by the Form');
       if (hostVerdict && hostVerdict.length === 0 && schemaRefusals.length > 0) {
-        problems.push(`the plugin refused a configuration the Host's schema accepts (spec ${short(JSON.stringify(spec), 300)}): ${schemaRefusals.map(oneLine).join('; ')}`);
+        problems.push(
+          `the plugin refused a configuration the Host's schema accepts (spec ${short(JSON.stringify(spec), 300)}): ${schemaRefusals.map(oneLine).join('; ')}`,
+        );
       }
       if (problems.length) throw new Error(problems.join('; '));
       return;
@@ -833,10 +1011,20 @@ async function configFuzz(ctx: Context): Promise<void> {
     count(ctx.report, 'fuzz:config:accepted');
     if (known && spec === undefined) problems.push('the plugin accepted a value that cannot travel as I-JSON');
     if (hostVerdict && hostVerdict.length > 0) {
-      problems.push(`the plugin accepted a configuration the Host's schema refuses (${hostVerdict.slice(0, 3).join('; ')}); spec ${short(JSON.stringify(spec), 300)}`);
+      problems.push(
+        `the plugin accepted a configuration the Host's schema refuses (${hostVerdict.slice(0, 3).join('; ')}); spec ${short(JSON.stringify(spec), 300)}`,
+      );
     }
     const configDv = mp(bytes);
-    const p = await answer(() => ctx.plugin.planResourceChange({ type_name: rt.typeName, prior_state: NIL, proposed_new_state: mp(encodeMsgpack(proposedForCreate(rt, decoded), rt.valueType)), config: configDv, prior_private: Buffer.alloc(0) }));
+    const p = await answer(() =>
+      ctx.plugin.planResourceChange({
+        type_name: rt.typeName,
+        prior_state: NIL,
+        proposed_new_state: mp(encodeMsgpack(proposedForCreate(rt, decoded), rt.valueType)),
+        config: configDv,
+        prior_private: Buffer.alloc(0),
+      }),
+    );
     if (!p.ok) throw new Error(`PlanResourceChange(${rt.typeName}) got no answer: ${p.why}`);
     problems.push(...diagnosticProblems(p.value.diagnostics, rt.valueType));
     const planErrors = errors(p.value.diagnostics);
@@ -845,7 +1033,8 @@ async function configFuzz(ctx: Context): Promise<void> {
       count(ctx.report, `fuzz:config:plan-refused:${planErrors[0]!.summary}`);
       const refusal = planErrors.find((d) => d.summary === 'Host refused: invalid_argument');
       if (refusal && hostVerdict && hostVerdict.length > 0) problems.push(`the Host refused at prepare what the plugin validated: ${oneLine(refusal)}`);
-      if (form.onHost && planErrors.some((d) => d.summary.startsWith('Provider error') || d.summary === 'Unexpected provider error')) problems.push(`PlanResourceChange failed inside the provider: ${planErrors.map(oneLine).join('; ')}`);
+      if (form.onHost && planErrors.some((d) => d.summary.startsWith('Provider error') || d.summary === 'Unexpected provider error'))
+        problems.push(`PlanResourceChange failed inside the provider: ${planErrors.map(oneLine).join('; ')}`);
       if (problems.length) throw new Error(problems.join('; '));
       return;
     }
@@ -866,7 +1055,15 @@ async function configFuzz(ctx: Context): Promise<void> {
     if (planned && c.apply && known && form.onHost && bound && problems.length === 0) {
       count(ctx.report, 'fuzz:config:applied');
       creates++;
-      const a = await answer(() => ctx.plugin.applyResourceChange({ type_name: rt.typeName, prior_state: NIL, planned_state: p.value.planned_state!, config: configDv, planned_private: p.value.planned_private }));
+      const a = await answer(() =>
+        ctx.plugin.applyResourceChange({
+          type_name: rt.typeName,
+          prior_state: NIL,
+          planned_state: p.value.planned_state!,
+          config: configDv,
+          planned_private: p.value.planned_private,
+        }),
+      );
       if (!a.ok) throw new Error(`ApplyResourceChange(${rt.typeName}) got no answer: ${a.why}`);
       problems.push(...diagnosticProblems(a.value.diagnostics, rt.valueType));
       const applyErrors = errors(a.value.diagnostics);
@@ -875,7 +1072,15 @@ async function configFuzz(ctx: Context): Promise<void> {
       const created = decodeObject(a.value.new_state, rt.valueType);
       if (created && applyErrors.length === 0) {
         deletes++;
-        const d = await answer(() => ctx.plugin.applyResourceChange({ type_name: rt.typeName, prior_state: a.value.new_state!, planned_state: NIL, config: NIL, planned_private: Buffer.alloc(0) }));
+        const d = await answer(() =>
+          ctx.plugin.applyResourceChange({
+            type_name: rt.typeName,
+            prior_state: a.value.new_state!,
+            planned_state: NIL,
+            config: NIL,
+            planned_private: Buffer.alloc(0),
+          }),
+        );
         if (!d.ok) throw new Error(`ApplyResourceChange(delete ${rt.typeName}) got no answer: ${d.why}`);
         if (errors(d.value.diagnostics).length) problems.push(`deleting what was just created failed: ${errors(d.value.diagnostics).map(oneLine).join('; ')}`);
       }
@@ -891,7 +1096,10 @@ async function configFuzz(ctx: Context): Promise<void> {
   const dels = writes.filter((r) => r.method === 'DELETE').length;
   count(ctx.report, 'fuzz:config:host-writes', writes.length);
   if (puts !== creates || dels !== deletes || writes.length !== puts + dels) {
-    violation(ctx, `fuzz:config: the Host received ${puts} PUT, ${dels} DELETE and ${writes.length - puts - dels} other writes, but only ${creates} creates and ${deletes} deletes of accepted configurations were applied (seed ${ctx.options.seed}).`);
+    violation(
+      ctx,
+      `fuzz:config: the Host received ${puts} PUT, ${dels} DELETE and ${writes.length - puts - dels} other writes, but only ${creates} creates and ${deletes} deletes of accepted configurations were applied (seed ${ctx.options.seed}).`,
+    );
   }
   await checkAlive(ctx, 'fuzz:config');
 }
@@ -914,35 +1122,145 @@ function rpcCases(types: readonly FormResourceType[]): RpcCase[] {
   const edge = types.find((t) => t.typeName.startsWith('takoform_edge_worker_cron')) ?? types[types.length - 1]!;
   const cases: RpcCase[] = [
     { name: 'ValidateProviderConfig', input: 'msgpack', type: PROVIDER_TYPE, send: (p, v) => p.validateProviderConfig({ config: v }) },
-    { name: 'ConfigureProvider', input: 'msgpack', type: PROVIDER_TYPE, onlyUndecodable: true, send: (p, v) => p.configureProvider({ terraform_version: '1.12.6', config: v }) },
+    {
+      name: 'ConfigureProvider',
+      input: 'msgpack',
+      type: PROVIDER_TYPE,
+      onlyUndecodable: true,
+      send: (p, v) => p.configureProvider({ terraform_version: '1.12.6', config: v }),
+    },
   ];
   for (const t of [rt, edge]) {
     cases.push(
-      { name: `ValidateResourceConfig(${t.typeName})`, input: 'msgpack', type: t.valueType, send: (p, v) => p.validateResourceConfig({ type_name: t.typeName, config: v }) },
-      { name: `PlanResourceChange(${t.typeName}).prior_state`, input: 'msgpack', type: t.valueType, onlyUndecodable: true, send: (p, v) => p.planResourceChange({ type_name: t.typeName, prior_state: v, proposed_new_state: NIL, config: NIL }) },
-      { name: `PlanResourceChange(${t.typeName}).proposed_new_state`, input: 'msgpack', type: t.valueType, onlyUndecodable: true, send: (p, v) => p.planResourceChange({ type_name: t.typeName, prior_state: NIL, proposed_new_state: v, config: NIL }) },
-      { name: `PlanResourceChange(${t.typeName}).config`, input: 'msgpack', type: t.valueType, onlyUndecodable: true, send: (p, v) => p.planResourceChange({ type_name: t.typeName, prior_state: NIL, proposed_new_state: NIL, config: v }) },
-      { name: `ApplyResourceChange(${t.typeName}).prior_state`, input: 'msgpack', type: t.valueType, onlyUndecodable: true, send: (p, v) => p.applyResourceChange({ type_name: t.typeName, prior_state: v, planned_state: NIL, config: NIL }) },
-      { name: `ApplyResourceChange(${t.typeName}).planned_state`, input: 'msgpack', type: t.valueType, onlyUndecodable: true, send: (p, v) => p.applyResourceChange({ type_name: t.typeName, prior_state: NIL, planned_state: v, config: NIL }) },
-      { name: `ReadResource(${t.typeName})`, input: 'msgpack', type: t.valueType, onlyUndecodable: true, send: (p, v) => p.readResource({ type_name: t.typeName, current_state: v }) },
-      { name: `ImportResourceState(${t.typeName}).identity`, input: 'msgpack', type: IDENTITY_TYPE, onlyUndecodable: true, send: (p, v) => p.importResourceState({ type_name: t.typeName, id: 'x', identity: { identity_data: v } }) },
-      { name: `UpgradeResourceState(${t.typeName})`, input: 'json', send: (p, v) => p.upgradeResourceState({ type_name: t.typeName, version: 0, raw_state: { json: v.msgpack } }) },
-      { name: `UpgradeResourceIdentity(${t.typeName})`, input: 'json', send: (p, v) => p.upgradeResourceIdentity({ type_name: t.typeName, version: 0, raw_identity: { json: v.msgpack } }) },
-      { name: `MoveResourceState(${GENERIC_TYPE_NAME} → ${t.typeName})`, input: 'json', send: (p, v) => p.moveResourceState({ source_provider_address: 'registry.takoform.dev/takoform/takoform', source_type_name: GENERIC_TYPE_NAME, source_schema_version: 0, source_state: { json: v.msgpack }, target_type_name: t.typeName }) },
+      {
+        name: `ValidateResourceConfig(${t.typeName})`,
+        input: 'msgpack',
+        type: t.valueType,
+        send: (p, v) => p.validateResourceConfig({ type_name: t.typeName, config: v }),
+      },
+      {
+        name: `PlanResourceChange(${t.typeName}).prior_state`,
+        input: 'msgpack',
+        type: t.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.planResourceChange({ type_name: t.typeName, prior_state: v, proposed_new_state: NIL, config: NIL }),
+      },
+      {
+        name: `PlanResourceChange(${t.typeName}).proposed_new_state`,
+        input: 'msgpack',
+        type: t.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.planResourceChange({ type_name: t.typeName, prior_state: NIL, proposed_new_state: v, config: NIL }),
+      },
+      {
+        name: `PlanResourceChange(${t.typeName}).config`,
+        input: 'msgpack',
+        type: t.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.planResourceChange({ type_name: t.typeName, prior_state: NIL, proposed_new_state: NIL, config: v }),
+      },
+      {
+        name: `ApplyResourceChange(${t.typeName}).prior_state`,
+        input: 'msgpack',
+        type: t.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.applyResourceChange({ type_name: t.typeName, prior_state: v, planned_state: NIL, config: NIL }),
+      },
+      {
+        name: `ApplyResourceChange(${t.typeName}).planned_state`,
+        input: 'msgpack',
+        type: t.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.applyResourceChange({ type_name: t.typeName, prior_state: NIL, planned_state: v, config: NIL }),
+      },
+      {
+        name: `ReadResource(${t.typeName})`,
+        input: 'msgpack',
+        type: t.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.readResource({ type_name: t.typeName, current_state: v }),
+      },
+      {
+        name: `ImportResourceState(${t.typeName}).identity`,
+        input: 'msgpack',
+        type: IDENTITY_TYPE,
+        onlyUndecodable: true,
+        send: (p, v) => p.importResourceState({ type_name: t.typeName, id: 'x', identity: { identity_data: v } }),
+      },
+      {
+        name: `UpgradeResourceState(${t.typeName})`,
+        input: 'json',
+        send: (p, v) => p.upgradeResourceState({ type_name: t.typeName, version: 0, raw_state: { json: v.msgpack } }),
+      },
+      {
+        name: `UpgradeResourceIdentity(${t.typeName})`,
+        input: 'json',
+        send: (p, v) => p.upgradeResourceIdentity({ type_name: t.typeName, version: 0, raw_identity: { json: v.msgpack } }),
+      },
+      {
+        name: `MoveResourceState(${GENERIC_TYPE_NAME} → ${t.typeName})`,
+        input: 'json',
+        send: (p, v) =>
+          p.moveResourceState({
+            source_provider_address: 'registry.takoform.dev/takoform/takoform',
+            source_type_name: GENERIC_TYPE_NAME,
+            source_schema_version: 0,
+            source_state: { json: v.msgpack },
+            target_type_name: t.typeName,
+          }),
+      },
     );
   }
   cases.push(
-    { name: `ValidateResourceConfig(${GENERIC_TYPE_NAME})`, input: 'msgpack', type: GENERIC_TYPE, send: (p, v) => p.validateResourceConfig({ type_name: GENERIC_TYPE_NAME, config: v }) },
-    { name: `PlanResourceChange(${GENERIC_TYPE_NAME}).config`, input: 'msgpack', type: GENERIC_TYPE, onlyUndecodable: true, send: (p, v) => p.planResourceChange({ type_name: GENERIC_TYPE_NAME, prior_state: NIL, proposed_new_state: NIL, config: v }) },
-    { name: `ApplyResourceChange(${GENERIC_TYPE_NAME}).planned_state`, input: 'msgpack', type: GENERIC_TYPE, onlyUndecodable: true, send: (p, v) => p.applyResourceChange({ type_name: GENERIC_TYPE_NAME, prior_state: NIL, planned_state: v, config: NIL }) },
-    { name: `ReadResource(${GENERIC_TYPE_NAME})`, input: 'msgpack', type: GENERIC_TYPE, onlyUndecodable: true, send: (p, v) => p.readResource({ type_name: GENERIC_TYPE_NAME, current_state: v }) },
-    { name: `UpgradeResourceState(${GENERIC_TYPE_NAME})`, input: 'json', send: (p, v) => p.upgradeResourceState({ type_name: GENERIC_TYPE_NAME, version: 0, raw_state: { json: v.msgpack } }) },
+    {
+      name: `ValidateResourceConfig(${GENERIC_TYPE_NAME})`,
+      input: 'msgpack',
+      type: GENERIC_TYPE,
+      send: (p, v) => p.validateResourceConfig({ type_name: GENERIC_TYPE_NAME, config: v }),
+    },
+    {
+      name: `PlanResourceChange(${GENERIC_TYPE_NAME}).config`,
+      input: 'msgpack',
+      type: GENERIC_TYPE,
+      onlyUndecodable: true,
+      send: (p, v) => p.planResourceChange({ type_name: GENERIC_TYPE_NAME, prior_state: NIL, proposed_new_state: NIL, config: v }),
+    },
+    {
+      name: `ApplyResourceChange(${GENERIC_TYPE_NAME}).planned_state`,
+      input: 'msgpack',
+      type: GENERIC_TYPE,
+      onlyUndecodable: true,
+      send: (p, v) => p.applyResourceChange({ type_name: GENERIC_TYPE_NAME, prior_state: NIL, planned_state: v, config: NIL }),
+    },
+    {
+      name: `ReadResource(${GENERIC_TYPE_NAME})`,
+      input: 'msgpack',
+      type: GENERIC_TYPE,
+      onlyUndecodable: true,
+      send: (p, v) => p.readResource({ type_name: GENERIC_TYPE_NAME, current_state: v }),
+    },
+    {
+      name: `UpgradeResourceState(${GENERIC_TYPE_NAME})`,
+      input: 'json',
+      send: (p, v) => p.upgradeResourceState({ type_name: GENERIC_TYPE_NAME, version: 0, raw_state: { json: v.msgpack } }),
+    },
     { name: 'CallFunction', input: 'msgpack', type: T.dynamic, send: (p, v) => p.callFunction({ name: 'nope', arguments: [v] }) },
   );
   for (const ds of DATA_SOURCES) {
     cases.push(
-      { name: `ValidateDataResourceConfig(${ds.typeName})`, input: 'msgpack', type: ds.valueType, send: (p, v) => p.validateDataResourceConfig({ type_name: ds.typeName, config: v }) },
-      { name: `ReadDataSource(${ds.typeName})`, input: 'msgpack', type: ds.valueType, onlyUndecodable: true, send: (p, v) => p.readDataSource({ type_name: ds.typeName, config: v }) },
+      {
+        name: `ValidateDataResourceConfig(${ds.typeName})`,
+        input: 'msgpack',
+        type: ds.valueType,
+        send: (p, v) => p.validateDataResourceConfig({ type_name: ds.typeName, config: v }),
+      },
+      {
+        name: `ReadDataSource(${ds.typeName})`,
+        input: 'msgpack',
+        type: ds.valueType,
+        onlyUndecodable: true,
+        send: (p, v) => p.readDataSource({ type_name: ds.typeName, config: v }),
+      },
     );
   }
   return cases;
@@ -958,42 +1276,68 @@ interface Payload {
 
 /** msgpack that is wrong on purpose, in the ways a broken or hostile peer could send it. */
 function arbMsgpackPayload(samples: readonly Uint8Array[]): fc.Arbitrary<Payload> {
-  const p = (kind: string, asJson = false) => (bytes: Uint8Array): Payload => ({ kind, bytes, asJson });
+  const p =
+    (kind: string, asJson = false) =>
+    (bytes: Uint8Array): Payload => ({ kind, bytes, asJson });
   const deepArray = (depth: number) => Buffer.concat([Buffer.alloc(depth, 0x91), Buffer.from([0xc0])]);
   const deepMap = (depth: number) => Buffer.concat([Buffer.concat(Array.from({ length: depth }, () => Buffer.from([0x81, 0xa1, 0x61]))), Buffer.from([0xc0])]);
   return fc.oneof(
     fc.uint8Array({ minLength: 1, maxLength: 512 }).map(p('random bytes')),
-    fc.tuple(fc.constantFrom(...samples), fc.double({ min: 0, max: 1, noNaN: true })).map(([s, f]) => p('truncated')(s.subarray(0, Math.max(1, Math.floor(s.length * f) - 1)))),
-    fc.tuple(fc.constantFrom(...samples), fc.uint8Array({ minLength: 1, maxLength: 16 })).map(([s, extra]) => p('trailing bytes')(Buffer.concat([s, extra]))),
-    fc.constantFrom<unknown>(42, 'a string', [1, 2], true, 1.5, new Uint8Array([1, 2, 3]), 2n ** 64n - 1n, -(2n ** 63n), new ExtData(-1, new Uint8Array(12))).map((v) => p('wrong top-level type')(pack(v))),
     fc
-      .tuple(fc.constantFrom(...HOSTILE_KEYS), fc.constantFrom<unknown>(1, 'x', null, [], new ExtData(5, new Uint8Array([1]))))
-      .map(([k, v]) => p('object with an odd key')(pack(new Map<unknown, unknown>([[k, v], ['name', 'x']])))),
-    fc.constantFrom<unknown>(new Map<unknown, unknown>([[1, 'int key']]), new Map<unknown, unknown>([[[1], 'array key']]), new Map<unknown, unknown>([[new Uint8Array([1]), 'bin key']]), new Map<unknown, unknown>([[null, 'nil key']])).map((m) => p('map with non-string keys')(pack(m))),
+      .tuple(fc.constantFrom(...samples), fc.double({ min: 0, max: 1, noNaN: true }))
+      .map(([s, f]) => p('truncated')(s.subarray(0, Math.max(1, Math.floor(s.length * f) - 1)))),
+    fc.tuple(fc.constantFrom(...samples), fc.uint8Array({ minLength: 1, maxLength: 16 })).map(([s, extra]) => p('trailing bytes')(Buffer.concat([s, extra]))),
+    fc
+      .constantFrom<unknown>(42, 'a string', [1, 2], true, 1.5, new Uint8Array([1, 2, 3]), 2n ** 64n - 1n, -(2n ** 63n), new ExtData(-1, new Uint8Array(12)))
+      .map((v) => p('wrong top-level type')(pack(v))),
+    fc.tuple(fc.constantFrom(...HOSTILE_KEYS), fc.constantFrom<unknown>(1, 'x', null, [], new ExtData(5, new Uint8Array([1])))).map(([k, v]) =>
+      p('object with an odd key')(
+        pack(
+          new Map<unknown, unknown>([
+            [k, v],
+            ['name', 'x'],
+          ]),
+        ),
+      ),
+    ),
+    fc
+      .constantFrom<unknown>(
+        new Map<unknown, unknown>([[1, 'int key']]),
+        new Map<unknown, unknown>([[[1], 'array key']]),
+        new Map<unknown, unknown>([[new Uint8Array([1]), 'bin key']]),
+        new Map<unknown, unknown>([[null, 'nil key']]),
+      )
+      .map((m) => p('map with non-string keys')(pack(m))),
     fc.integer({ min: 1_000, max: 200_000 }).map((d) => p('deeply nested arrays')(deepArray(d))),
     fc.integer({ min: 1_000, max: 50_000 }).map((d) => p('deeply nested maps')(deepMap(d))),
-    fc.constantFrom(
-      // Length headers that promise far more than follows.
-      Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff, 0x61]),
-      Buffer.from([0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0]),
-      Buffer.from([0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 0x61, 0xc0]),
-      Buffer.from([0xc6, 0x7f, 0xff, 0xff, 0xff, 0x00]),
-      Buffer.from([0xc9, 0x7f, 0xff, 0xff, 0xff, 0x01]),
-      // Invalid UTF-8 inside a str, and a reserved byte.
-      Buffer.from([0xa3, 0xff, 0xfe, 0xfd]),
-      Buffer.from([0xc1]),
-    ).map(p('lying length or reserved byte')),
+    fc
+      .constantFrom(
+        // Length headers that promise far more than follows.
+        Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff, 0x61]),
+        Buffer.from([0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0]),
+        Buffer.from([0xdf, 0xff, 0xff, 0xff, 0xff, 0xa1, 0x61, 0xc0]),
+        Buffer.from([0xc6, 0x7f, 0xff, 0xff, 0xff, 0x00]),
+        Buffer.from([0xc9, 0x7f, 0xff, 0xff, 0xff, 0x01]),
+        // Invalid UTF-8 inside a str, and a reserved byte.
+        Buffer.from([0xa3, 0xff, 0xfe, 0xfd]),
+        Buffer.from([0xc1]),
+      )
+      .map(p('lying length or reserved byte')),
     fc.constantFrom('{"name":"x"}', '{', '[', 'null', '{"a":1,"a":2}', '\u00ff\u00fe', '1e400').map((t) => p('JSON-encoded DynamicValue', true)(utf8(t))),
   );
 }
 
 /** JSON that is wrong on purpose, for RawState and friends. */
 function arbJsonPayload(stateSample: string): fc.Arbitrary<Payload> {
-  const p = (kind: string) => (text: string | Uint8Array): Payload => ({ kind, bytes: typeof text === 'string' ? utf8(text) : text, asJson: false });
+  const p =
+    (kind: string) =>
+    (text: string | Uint8Array): Payload => ({ kind, bytes: typeof text === 'string' ? utf8(text) : text, asJson: false });
   return fc.oneof(
     fc.uint8Array({ minLength: 1, maxLength: 256 }).map(p('random bytes')),
     fc.double({ min: 0, max: 1, noNaN: true }).map((f) => p('truncated state JSON')(stateSample.slice(0, Math.max(1, Math.floor(stateSample.length * f) - 1)))),
-    fc.constantFrom('', '{', '[', '{"a":1,"a":', 'nul', '{"name":}', "{'name':'x'}", '{"name":"x"}}', '\u0000', '[1,2', '{"__proto__":{"polluted":true}').map(p('broken JSON')),
+    fc
+      .constantFrom('', '{', '[', '{"a":1,"a":', 'nul', '{"name":}', "{'name':'x'}", '{"name":"x"}}', '\u0000', '[1,2', '{"__proto__":{"polluted":true}')
+      .map(p('broken JSON')),
     fc.constantFrom('[1,2,3]', '"a string"', '42', 'true', '1e400').map(p('JSON that is not an object')),
     fc.integer({ min: 1_000, max: 200_000 }).map((d) => p('deeply nested JSON')('['.repeat(d) + ']'.repeat(d))),
   );
@@ -1025,9 +1369,22 @@ async function msgpackFuzz(ctx: Context): Promise<void> {
   const cases = rpcCases(ctx.types);
   const rt = ctx.types.find((t) => t.typeName === 'takoform_range_sequence') ?? ctx.types[0]!;
   const sampleConfig = typedConfig(rt, { lower: 1, upper: 2 }, 'sample').config;
-  const samples = [encodeMsgpack(sampleConfig, rt.valueType), encodeMsgpack(objectValue([['endpoint', 'http://127.0.0.1:1'], ['token', 't'], ['space', 's']]), PROVIDER_TYPE), pack(dynamicRaw({ a: [1, 'b', { c: true }] }))];
+  const samples = [
+    encodeMsgpack(sampleConfig, rt.valueType),
+    encodeMsgpack(
+      objectValue([
+        ['endpoint', 'http://127.0.0.1:1'],
+        ['token', 't'],
+        ['space', 's'],
+      ]),
+      PROVIDER_TYPE,
+    ),
+    pack(dynamicRaw({ a: [1, 'b', { c: true }] })),
+  ];
   const stateSample = JSON.stringify({ id: 'hostile/x/y/z', name: 'x', space: 'hostile', lower: 1, upper: 2, mode: 'safe', timeouts: null });
-  const arb = fc.integer({ min: 0, max: cases.length - 1 }).chain((i) => fc.tuple(fc.constant(i), cases[i]!.input === 'json' ? arbJsonPayload(stateSample) : arbMsgpackPayload(samples)));
+  const arb = fc
+    .integer({ min: 0, max: cases.length - 1 })
+    .chain((i) => fc.tuple(fc.constant(i), cases[i]!.input === 'json' ? arbJsonPayload(stateSample) : arbMsgpackPayload(samples)));
   let skipped = 0;
   const property = fc.asyncProperty(arb, async ([i, payload]) => {
     const c = cases[i]!;
@@ -1053,7 +1410,14 @@ async function msgpackFuzz(ctx: Context): Promise<void> {
   recordCheck(ctx, 'fuzz:msgpack', details);
   if (skipped) ctx.report.notes.push(`fuzz:msgpack: ${skipped} generated payloads were decodable values for RPCs that would act on them, and were not sent`);
   const writes = mutating(ctx.proxy, before);
-  if (writes.length) violation(ctx, `fuzz:msgpack: ${writes.length} mutating request(s) reached the Host while only malformed values were sent (${writes.slice(0, 3).map((w) => `${w.method} ${w.path}`).join(', ')}).`);
+  if (writes.length)
+    violation(
+      ctx,
+      `fuzz:msgpack: ${writes.length} mutating request(s) reached the Host while only malformed values were sent (${writes
+        .slice(0, 3)
+        .map((w) => `${w.method} ${w.path}`)
+        .join(', ')}).`,
+    );
   await checkAlive(ctx, 'fuzz:msgpack');
 }
 
@@ -1062,10 +1426,12 @@ async function msgpackFuzz(ctx: Context): Promise<void> {
 function hclValue(m: ValueMapping | undefined, v: JsonValue): string {
   if (m?.kind === 'reference' && isRecord(v) && typeof v.name === 'string') return JSON.stringify(v.name);
   if (m?.kind === 'object' && isRecord(v)) {
-    return `{ ${Object.entries(v).map(([k, item]) => {
-      const f = m.fields.find((x) => x.property === k);
-      return `${f?.attribute ?? k} = ${hclValue(f?.mapping, item as JsonValue)}`;
-    }).join(', ')} }`;
+    return `{ ${Object.entries(v)
+      .map(([k, item]) => {
+        const f = m.fields.find((x) => x.property === k);
+        return `${f?.attribute ?? k} = ${hclValue(f?.mapping, item as JsonValue)}`;
+      })
+      .join(', ')} }`;
   }
   if (m?.kind === 'list' && Array.isArray(v)) return `[${v.map((item) => hclValue(m.element, item)).join(', ')}]`;
   return JSON.stringify(v);
@@ -1126,7 +1492,10 @@ async function tofuNegativeFixtures(ctx: Context, ws: TofuWorkspace): Promise<vo
     const inBlock = diags.filter((d) => d.range && d.range.filename === 'main.tf' && d.range.start.line >= b.start && d.range.start.line <= b.end);
     if (inBlock.length === 0) violation(ctx, `tofu validate: no error located in the block of negative fixture ${b.label} (lines ${b.start}-${b.end}).`);
     else if (b.expectLine !== undefined && !inBlock.some((d) => d.range!.start.line === b.expectLine)) {
-      violation(ctx, `tofu validate: negative fixture ${b.label} was refused, but not at the offending attribute (line ${b.expectLine}): ${inBlock.map((d) => `line ${d.range!.start.line} "${d.summary}"`).join(', ')}.`);
+      violation(
+        ctx,
+        `tofu validate: negative fixture ${b.label} was refused, but not at the offending attribute (line ${b.expectLine}): ${inBlock.map((d) => `line ${d.range!.start.line} "${d.summary}"`).join(', ')}.`,
+      );
     }
   }
   const reached = ctx.proxy.seen.slice(before);
@@ -1135,8 +1504,12 @@ async function tofuNegativeFixtures(ctx: Context, ws: TofuWorkspace): Promise<vo
 
 function crashMarkers(ctx: Context, what: string, r: TofuRun): void {
   const text = `${r.stdout}\n${r.stderr}`;
-  const m = /panic:|Plugin did not respond|plugin exited|unexpected EOF|Error: rpc error|Provider produced invalid|Provider produced inconsistent|This is a bug in the takoform provider/.exec(text);
-  if (m) violation(ctx, `${what}: the output shows a crash or a provider bug ("${m[0]}"): ${short(text.slice(Math.max(0, m.index - 300), m.index + 500), 900)}`);
+  const m =
+    /panic:|Plugin did not respond|plugin exited|unexpected EOF|Error: rpc error|Provider produced invalid|Provider produced inconsistent|This is a bug in the takoform provider/.exec(
+      text,
+    );
+  if (m)
+    violation(ctx, `${what}: the output shows a crash or a provider bug ("${m[0]}"): ${short(text.slice(Math.max(0, m.index - 300), m.index + 500), 900)}`);
 }
 
 interface StateEntry {
@@ -1175,7 +1548,10 @@ async function malformedResponses(ctx: Context, workspace: TofuWorkspace, space:
   const tf = (uppers: Record<string, number>) =>
     writeFileSync(
       path.join(ws.dir, 'main.tf'),
-      PROVIDER_BLOCK + Object.entries(uppers).map(([n, upper]) => `resource "takoform_range_sequence" "${n.replace(/-/g, '_')}" {\n  name  = "${n}"\n  lower = 1\n  upper = ${upper}\n}\n`).join(''),
+      PROVIDER_BLOCK +
+        Object.entries(uppers)
+          .map(([n, upper]) => `resource "takoform_range_sequence" "${n.replace(/-/g, '_')}" {\n  name  = "${n}"\n  lower = 1\n  upper = ${upper}\n}\n`)
+          .join(''),
     );
   const hostSide = async (name: string): Promise<{ uid: string; generation: string; upper: number } | undefined> => {
     const r = await api.read(RANGE_SEQUENCE_REF, name);
@@ -1189,9 +1565,12 @@ async function malformedResponses(ctx: Context, workspace: TofuWorkspace, space:
       const h = await hostSide(s.name);
       if (!h) violation(ctx, `${label}: state has ${s.name} (uid ${s.uid}), which the Host does not have.`);
       else if (h.uid !== s.uid) violation(ctx, `${label}: state has ${s.name} as uid ${s.uid}; the Host has uid ${h.uid}.`);
-      else if (Number(s.generation) > Number(h.generation)) violation(ctx, `${label}: state has ${s.name} at generation ${s.generation}, newer than the Host's ${h.generation}.`);
-      else if (s.generation === h.generation && s.upper !== h.upper) violation(ctx, `${label}: state and Host agree on ${s.name}'s generation ${s.generation} but not on its spec (upper ${s.upper} vs ${h.upper}).`);
-      else if (!expectChangedOnHost && s.generation !== h.generation) violation(ctx, `${label}: state has ${s.name} at generation ${s.generation}; the Host's is ${h.generation} although nothing was committed.`);
+      else if (Number(s.generation) > Number(h.generation))
+        violation(ctx, `${label}: state has ${s.name} at generation ${s.generation}, newer than the Host's ${h.generation}.`);
+      else if (s.generation === h.generation && s.upper !== h.upper)
+        violation(ctx, `${label}: state and Host agree on ${s.name}'s generation ${s.generation} but not on its spec (upper ${s.upper} vs ${h.upper}).`);
+      else if (!expectChangedOnHost && s.generation !== h.generation)
+        violation(ctx, `${label}: state has ${s.name} at generation ${s.generation}; the Host's is ${h.generation} although nothing was committed.`);
     }
   };
   const converge = async (label: string, uppers: Record<string, number>) => {
@@ -1205,7 +1584,10 @@ async function malformedResponses(ctx: Context, workspace: TofuWorkspace, space:
       const h = await hostSide(name);
       const s = state.get(name);
       if (!h || !s || h.uid !== s.uid || h.upper !== upper || s.upper !== upper || h.generation !== s.generation) {
-        violation(ctx, `${label}: after the follow-up apply, ${name} is Host ${JSON.stringify(h)} / state ${JSON.stringify(s)}, expected upper ${upper} on both with the same uid and generation.`);
+        violation(
+          ctx,
+          `${label}: after the follow-up apply, ${name} is Host ${JSON.stringify(h)} / state ${JSON.stringify(s)}, expected upper ${upper} on both with the same uid and generation.`,
+        );
       }
     }
   };
@@ -1224,8 +1606,10 @@ async function malformedResponses(ctx: Context, workspace: TofuWorkspace, space:
       return;
     }
     crashMarkers(ctx, label, r);
-    if (r.code === 0 || (args[0] === 'plan' && r.code === 2)) violation(ctx, `${label}: tofu ${args[0]} succeeded (exit ${r.code}) on a malformed Host answer.`);
-    if (!/Host protocol violation/.test(r.stdout + r.stderr)) violation(ctx, `${label}: no "Host protocol violation" diagnostic: ${short(r.stderr || r.stdout, 800)}`);
+    if (r.code === 0 || (args[0] === 'plan' && r.code === 2))
+      violation(ctx, `${label}: tofu ${args[0]} succeeded (exit ${r.code}) on a malformed Host answer.`);
+    if (!/Host protocol violation/.test(r.stdout + r.stderr))
+      violation(ctx, `${label}: no "Host protocol violation" diagnostic: ${short(r.stderr || r.stdout, 800)}`);
     await stateConsistent(label, expect.changedOnHost);
   };
   const apply = ['apply', '-auto-approve'];
@@ -1233,32 +1617,64 @@ async function malformedResponses(ctx: Context, workspace: TofuWorkspace, space:
   const envelope = (code: string) => JSON.stringify({ error: { code, message: 'injected', requestId: 'req_injected', retryable: false } });
 
   tf({ 'hostile-a': 3 });
-  await faulty('truncated JSON (prepare at plan)', { method: 'POST', path: '/resources/prepare', fault: { kind: 'truncate' } }, apply, { changedOnHost: false });
+  await faulty('truncated JSON (prepare at plan)', { method: 'POST', path: '/resources/prepare', fault: { kind: 'truncate' } }, apply, {
+    changedOnHost: false,
+  });
   if (await hostSide('hostile-a')) violation(ctx, 'truncated JSON (prepare at plan): the Host has hostile-a although the plan failed.');
   await converge('truncated JSON (prepare at plan)', { 'hostile-a': 3 });
 
   tf({ 'hostile-a': 3, 'hostile-b': 3 });
-  await faulty('duplicate members (create answer)', { method: 'PUT', path: seqPath('hostile-b'), fault: { kind: 'rewrite', body: (b) => b.replace('"kind":', '"kind":"X","kind":') } }, apply, { changedOnHost: true });
+  await faulty(
+    'duplicate members (create answer)',
+    { method: 'PUT', path: seqPath('hostile-b'), fault: { kind: 'rewrite', body: (b) => b.replace('"kind":', '"kind":"X","kind":') } },
+    apply,
+    { changedOnHost: true },
+  );
   await converge('duplicate members (create answer)', { 'hostile-a': 3, 'hostile-b': 3 });
 
-  await faulty('wrong ETag (refresh)', { method: 'GET', path: seqPath('hostile-a'), fault: { kind: 'rewrite', headers: (h) => ({ ...h, etag: '"99"' }) } }, ['plan', '-detailed-exitcode'], { changedOnHost: false });
+  await faulty(
+    'wrong ETag (refresh)',
+    { method: 'GET', path: seqPath('hostile-a'), fault: { kind: 'rewrite', headers: (h) => ({ ...h, etag: '"99"' }) } },
+    ['plan', '-detailed-exitcode'],
+    { changedOnHost: false },
+  );
   await converge('wrong ETag (refresh)', { 'hostile-a': 3, 'hostile-b': 3 });
 
   tf({ 'hostile-a': 4, 'hostile-b': 3 });
-  await faulty('wrong status for the envelope code (update answer)', { method: 'PUT', path: seqPath('hostile-a'), fault: { kind: 'respond', status: 404, body: envelope('invalid_argument') } }, apply, { changedOnHost: false });
+  await faulty(
+    'wrong status for the envelope code (update answer)',
+    { method: 'PUT', path: seqPath('hostile-a'), fault: { kind: 'respond', status: 404, body: envelope('invalid_argument') } },
+    apply,
+    { changedOnHost: false },
+  );
   await converge('wrong status for the envelope code (update answer)', { 'hostile-a': 4, 'hostile-b': 3 });
 
   tf({ 'hostile-a': 5, 'hostile-b': 3 });
-  await faulty('unknown member (update answer)', { method: 'PUT', path: seqPath('hostile-a'), fault: { kind: 'rewrite', body: (b) => b.replace(/^\{/, '{"surprise":1,') } }, apply, { changedOnHost: true });
+  await faulty(
+    'unknown member (update answer)',
+    { method: 'PUT', path: seqPath('hostile-a'), fault: { kind: 'rewrite', body: (b) => b.replace(/^\{/, '{"surprise":1,') } },
+    apply,
+    { changedOnHost: true },
+  );
   await converge('unknown member (update answer)', { 'hostile-a': 5, 'hostile-b': 3 });
 
-  await faulty('non-JSON answer (delete)', { method: 'DELETE', path: seqPath('hostile-b'), fault: { kind: 'respond', status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>upstream says hi</body></html>' } }, ['destroy', '-auto-approve'], {
-    changedOnHost: false,
-  });
+  await faulty(
+    'non-JSON answer (delete)',
+    {
+      method: 'DELETE',
+      path: seqPath('hostile-b'),
+      fault: { kind: 'respond', status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>upstream says hi</body></html>' },
+    },
+    ['destroy', '-auto-approve'],
+    {
+      changedOnHost: false,
+    },
+  );
   const d = await ws.run(['destroy', '-auto-approve', '-input=false', '-no-color']);
   crashMarkers(ctx, 'non-JSON answer (follow-up destroy)', d);
   if (d.code !== 0) violation(ctx, `non-JSON answer (delete): the follow-up destroy failed (exit ${d.code}): ${short(d.stderr, 800)}`);
-  for (const n of ['hostile-a', 'hostile-b']) if (await hostSide(n)) violation(ctx, `non-JSON answer (delete): ${n} is still on the Host after the follow-up destroy.`);
+  for (const n of ['hostile-a', 'hostile-b'])
+    if (await hostSide(n)) violation(ctx, `non-JSON answer (delete): ${n} is still on the Host after the follow-up destroy.`);
   if (tofuState(ws).size) violation(ctx, 'non-JSON answer (delete): state still has resources after the follow-up destroy.');
 }
 

@@ -6,7 +6,18 @@
 // must come back with the same uid — resumed through the create journal and the Host's
 // idempotency record — never be created twice.
 import { readdirSync, readFileSync } from 'node:fs';
-import { checkInvariants, converge, emptyModel, SEQUENCE_NAMES, RESERVATION_NAMES, startRig, tail, type DesiredModel, type Inventory, type SoakRig } from './harness.js';
+import {
+  checkInvariants,
+  converge,
+  emptyModel,
+  SEQUENCE_NAMES,
+  RESERVATION_NAMES,
+  startRig,
+  tail,
+  type DesiredModel,
+  type Inventory,
+  type SoakRig,
+} from './harness.js';
 import { count, emptyReport, pick, seededRandom, type Random, type ReliabilityReport, type ScenarioOptions } from './report.js';
 
 export interface KillOptions extends ScenarioOptions {
@@ -135,7 +146,9 @@ function fullModel(random: Random): DesiredModel {
 }
 
 function updated(model: DesiredModel, random: Random): DesiredModel {
-  const sequences = new Map([...model.sequences].map(([n, v]) => [n, { lower: v.lower, upper: v.upper === 40 ? 10 : v.upper + random(1, 40 - v.upper) }] as const));
+  const sequences = new Map(
+    [...model.sequences].map(([n, v]) => [n, { lower: v.lower, upper: v.upper === 40 ? 10 : v.upper + random(1, 40 - v.upper) }] as const),
+  );
   return { sequences, reservations: new Map(model.reservations) };
 }
 

@@ -166,7 +166,14 @@ function readRequest(ref: FormRef, name: string): Request {
 }
 
 /** prepare (at `host`) + the create request that spends it; undefined when prepare refuses. */
-async function createRequest(host: HostProcess, ref: FormRef, name: string, spec: unknown, key: string, headers: Record<string, string> = {}): Promise<Request | Answer> {
+async function createRequest(
+  host: HostProcess,
+  ref: FormRef,
+  name: string,
+  spec: unknown,
+  key: string,
+  headers: Record<string, string> = {},
+): Promise<Request | Answer> {
   const prepared = await send(host, { method: 'POST', target: `${API}/resources/prepare`, body: JSON.stringify(core(ref, name, spec)), headers: {} });
   if (prepared.status !== 200) return prepared;
   const { resource, review } = JSON.parse(prepared.text) as { resource: { spec: unknown }; review: { prepareDigest: string } };
@@ -275,7 +282,13 @@ async function raceRound(
       ref: refOf('counter-reservation'),
       nameOf: (i) => `hold-${round}-${i}`,
       contender: (i) =>
-        createRequest(host(i), refOf('counter-reservation'), `hold-${round}-${i}`, { target: target(R, 'RangeSequence', `seq-${round}`) }, `hold-${round}-${i}`),
+        createRequest(
+          host(i),
+          refOf('counter-reservation'),
+          `hold-${round}-${i}`,
+          { target: target(R, 'RangeSequence', `seq-${round}`) },
+          `hold-${round}-${i}`,
+        ),
     },
     {
       name: 'uniquePair',
@@ -310,7 +323,12 @@ async function raceRound(
     const prepared = await Promise.all(Array.from({ length: contenders }, (_, i) => race.contender(i)));
     const requests = prepared.filter(isRequest);
     if (requests.length !== contenders) {
-      violation(`${race.name} round ${round}: prepare refused a contender before the race: ${prepared.filter((p) => !isRequest(p)).map((p) => (p as Answer).text).join(' | ')}`);
+      violation(
+        `${race.name} round ${round}: prepare refused a contender before the race: ${prepared
+          .filter((p) => !isRequest(p))
+          .map((p) => (p as Answer).text)
+          .join(' | ')}`,
+      );
       continue;
     }
     // Fired together, alternating processes: only the stores' serializable commits can decide.
@@ -319,20 +337,25 @@ async function raceRound(
     const winners = answers.flatMap((answer, i) => (answer.status === 201 ? [i] : []));
     count(report, `races:${race.name}`);
     if (winners.length !== 1) {
-      violation(`${race.name} round ${round}: ${winners.length} winners across two Host processes (expected exactly 1): ${answers.map((x) => x.status).join(',')}`);
+      violation(
+        `${race.name} round ${round}: ${winners.length} winners across two Host processes (expected exactly 1): ${answers.map((x) => x.status).join(',')}`,
+      );
       continue;
     }
     const winner = winners[0]!;
     answers.forEach((answer, i) => {
-      if (i !== winner && errorCodeOf(answer) !== race.loserCode) violation(`${race.name} round ${round}: loser ${i} got ${answer.status} ${answer.text.slice(0, 200)} (expected ${race.loserCode})`);
+      if (i !== winner && errorCodeOf(answer) !== race.loserCode)
+        violation(`${race.name} round ${round}: loser ${i} got ${answer.status} ${answer.text.slice(0, 200)} (expected ${race.loserCode})`);
     });
     // Both processes see the one winner, byte for byte; no loser left anything behind.
     const names = [...new Set(requests.map((_, i) => race.nameOf(i)))];
     for (const name of names) {
       const [readA, readB] = await Promise.all([send(a, readRequest(race.ref, name)), send(b, readRequest(race.ref, name))]);
       const expected = name === race.nameOf(winner) ? 200 : 404;
-      if (readA.status !== expected || readB.status !== expected) violation(`${race.name} round ${round}: ${name} reads ${readA.status}/${readB.status} at A/B (expected ${expected})`);
-      if (expected === 200 && (readA.text !== readB.text || uidOf(readA) !== uidOf(answers[winner]!))) violation(`${race.name} round ${round}: A and B disagree on ${name}`);
+      if (readA.status !== expected || readB.status !== expected)
+        violation(`${race.name} round ${round}: ${name} reads ${readA.status}/${readB.status} at A/B (expected ${expected})`);
+      if (expected === 200 && (readA.text !== readB.text || uidOf(readA) !== uidOf(answers[winner]!)))
+        violation(`${race.name} round ${round}: A and B disagree on ${name}`);
     }
     // Replays at the other process: the winner's record and one loser's refusal, byte for byte.
     const loser = winner === 0 ? 1 : 0;
@@ -340,7 +363,9 @@ async function raceRound(
       const replay = await send(host(i + 1), requests[i]!);
       count(report, 'replays across processes');
       if (replay.status !== answers[i]!.status || replay.etag !== answers[i]!.etag || replay.text !== answers[i]!.text) {
-        violation(`${race.name} round ${round}: replay of contender ${i}'s key at the other process answered ${replay.status} ${replay.text.slice(0, 120)}, not the recorded ${answers[i]!.status} ${answers[i]!.text.slice(0, 120)}`);
+        violation(
+          `${race.name} round ${round}: replay of contender ${i}'s key at the other process answered ${replay.status} ${replay.text.slice(0, 120)}, not the recorded ${answers[i]!.status} ${answers[i]!.text.slice(0, 120)}`,
+        );
       }
     }
   }
@@ -370,7 +395,8 @@ async function killRound(cluster: Cluster, round: number, random: Random, report
       const request = await createRequest(b, sequence, name, { lower: 2, upper: 3 }, `steady-${round}-${i}`);
       const created = isRequest(request) ? await sendRetryingBusy(b, request) : request;
       const read = await send(b, readRequest(sequence, name));
-      if (created.status !== 201 || read.status !== 200) violation(`kill round ${round}: B failed its own load while A died: ${created.status} ${created.text.slice(0, 160)} / read ${read.status}`);
+      if (created.status !== 201 || read.status !== 200)
+        violation(`kill round ${round}: B failed its own load while A died: ${created.status} ${created.text.slice(0, 160)} / read ${read.status}`);
       loadServed += 1;
     }
   })();
@@ -409,7 +435,12 @@ async function killAndCheck(
   // Staggered, and the kill at a random moment among them: some creates are answered, some
   // committed with the answer lost, some not yet committed when A dies.
   const inFlight = burst.map(({ request }, i) =>
-    new Promise((resolve) => setTimeout(resolve, i * 15)).then(() => send(a, request)).then((answer): Answer | undefined => answer, () => undefined),
+    new Promise((resolve) => setTimeout(resolve, i * 15))
+      .then(() => send(a, request))
+      .then(
+        (answer): Answer | undefined => answer,
+        () => undefined,
+      ),
   );
   await new Promise((resolve) => setTimeout(resolve, random(60, 160)));
   a.child.kill('SIGKILL');
@@ -420,7 +451,8 @@ async function killAndCheck(
   //    their key at B, converge to exactly one resource (a replay if A had committed).
   for (const [i, { name, request }] of burst.entries()) {
     const before = outcomes[i];
-    if (before !== undefined && before.status !== 201) violation(`kill round ${round}: ${name} was answered ${before.status} by A before the kill: ${before.text.slice(0, 160)}`);
+    if (before !== undefined && before.status !== 201)
+      violation(`kill round ${round}: ${name} was answered ${before.status} by A before the kill: ${before.text.slice(0, 160)}`);
     count(report, before === undefined ? 'kill:unanswered' : 'kill:answered-before-kill');
     if (before === undefined) {
       // Committed by A with the answer lost (the retry below must replay it), or rolled back.
@@ -432,8 +464,10 @@ async function killAndCheck(
     const retried = await sendRetryingBusy(b, { ...request, headers });
     const read = await send(b, readRequest(sequence, name));
     if (retried.status !== 201) violation(`kill round ${round}: retry of ${name} at B answered ${retried.status} ${retried.text.slice(0, 160)}`);
-    if (read.status !== 200 || uidOf(read) !== uidOf(retried)) violation(`kill round ${round}: ${name} at B reads ${read.status} uid ${uidOf(read)}, the retry reported ${uidOf(retried)}`);
-    if (before !== undefined && uidOf(before) !== uidOf(read)) violation(`kill round ${round}: A answered ${name} with uid ${uidOf(before)} but B holds ${uidOf(read)}: an answered create was lost`);
+    if (read.status !== 200 || uidOf(read) !== uidOf(retried))
+      violation(`kill round ${round}: ${name} at B reads ${read.status} uid ${uidOf(read)}, the retry reported ${uidOf(retried)}`);
+    if (before !== undefined && uidOf(before) !== uidOf(read))
+      violation(`kill round ${round}: A answered ${name} with uid ${uidOf(before)} but B holds ${uidOf(read)}: an answered create was lost`);
   }
   // 5. B finishes A's Operations once A's lease expires.
   const deadline = Date.now() + 30_000;
@@ -449,8 +483,10 @@ async function killAndCheck(
       if (!document.done) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const read = await send(b, readRequest(sequence, name));
-    if (!document.done || document.error !== undefined) violation(`kill round ${round}: Operation ${id} accepted by the killed process was not finished by the survivor: ${JSON.stringify(document)}`);
-    else if (read.status !== 200 || uidOf(read) !== document.result?.resource?.metadata?.uid) violation(`kill round ${round}: Operation ${id} succeeded but ${name} reads ${read.status}`);
+    if (!document.done || document.error !== undefined)
+      violation(`kill round ${round}: Operation ${id} accepted by the killed process was not finished by the survivor: ${JSON.stringify(document)}`);
+    else if (read.status !== 200 || uidOf(read) !== document.result?.resource?.metadata?.uid)
+      violation(`kill round ${round}: Operation ${id} succeeded but ${name} reads ${read.status}`);
     else count(report, 'operations finished by the survivor');
   }
 }
@@ -499,7 +535,8 @@ async function tofuRound(cluster: Cluster, round: number, report: ReliabilityRep
     if (loser >= 0) report.notes.push(`tofu round ${round}: the losing apply said: ${applies[loser]!.stderr.replace(/\s+/g, ' ').slice(0, 400)}`);
     if (owners.length === 1 && loser >= 0) {
       count(report, 'tofu:one-owner');
-      if (!/generation_conflict|already (exists|taken)|name is taken/i.test(applies[loser]!.stderr)) violation(`tofu round ${round}: the losing apply did not say the name is taken: ${applies[loser]!.stderr.slice(-400)}`);
+      if (!/generation_conflict|already (exists|taken)|name is taken/i.test(applies[loser]!.stderr))
+        violation(`tofu round ${round}: the losing apply did not say the name is taken: ${applies[loser]!.stderr.slice(-400)}`);
     }
   } finally {
     await Promise.all(proxies.map((proxy) => proxy.close()));

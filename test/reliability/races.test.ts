@@ -18,7 +18,15 @@ describe('concurrent runs', () => {
     log?.(JSON.stringify({ counters: report.counters, notes: report.notes, samples: report.samples }, null, 2));
     // Violations first: each is a sentence saying what broke.
     expect(report.violations).toEqual([]);
-    for (const key of ['races:claim', 'races:exclusive', 'races:same-name', 'races:fence', 'races:pg-lock', 'races:pg-lock:failed-fast', 'races:pg-lock:waited']) {
+    for (const key of [
+      'races:claim',
+      'races:exclusive',
+      'races:same-name',
+      'races:fence',
+      'races:pg-lock',
+      'races:pg-lock:failed-fast',
+      'races:pg-lock:waited',
+    ]) {
       expect(report.counters[key], key).toBeGreaterThan(0);
     }
     // With two rounds one of them applies saved plans through the barrier: both creates were

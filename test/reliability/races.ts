@@ -81,7 +81,10 @@ export async function runRaces(options: ScenarioOptions & { rounds: number }): P
       ['--async-form', 'resources.publisher.example/RangeGauge', '--operation-pending-polls', String(PENDING_POLLS)],
     );
     // Cleanups run last-in first-out: the Host stops before its directory goes.
-    cleanups.push(() => rmSync(host.dir, { recursive: true, force: true }), () => host.stop());
+    cleanups.push(
+      () => rmSync(host.dir, { recursive: true, force: true }),
+      () => host.stop(),
+    );
     const refs = Object.fromEntries(FORM_DIRS.map((d) => [d, readFormRef(d)])) as Record<(typeof FORM_DIRS)[number], FormRefLike>;
 
     // The racing workspaces reach the Host through a barrier that can hold two creates until
@@ -242,12 +245,22 @@ class ClaimRaces {
           side,
           kind: 'same-name',
           ...(generic
-            ? { address: `takoform_resource.same_${round}`, name: `same-${round}`, space: SPACE, ref: this.refs['range-sequence'], hcl: genericHcl(`same_${round}`, this.refs['range-sequence'], `same-${round}`, SPACE, sameSpec) }
+            ? {
+                address: `takoform_resource.same_${round}`,
+                name: `same-${round}`,
+                space: SPACE,
+                ref: this.refs['range-sequence'],
+                hcl: genericHcl(`same_${round}`, this.refs['range-sequence'], `same-${round}`, SPACE, sameSpec),
+              }
             : rangeBlock('takoform_range_sequence', `same_${round}`, `same-${round}`, SPACE, sameSpec, this.refs['range-sequence'])),
         },
       ];
     });
-    for (const side of ['a', 'b'] as const) this.write(side, contenders.filter((c) => c.side === side));
+    for (const side of ['a', 'b'] as const)
+      this.write(
+        side,
+        contenders.filter((c) => c.side === side),
+      );
 
     // Live: both run `apply -auto-approve`; whoever plans after the other's create is refused
     // by the Host's prepare. Saved plans: both `plan -out` first (both pass, nothing is taken
@@ -268,7 +281,9 @@ class ClaimRaces {
       if (failed >= 0) {
         this.write('a');
         this.write('b');
-        return this.violation(`round ${round}: side ${failed === 0 ? 'a' : 'b'} could not plan before any contender existed (exit ${plans[failed]!.code}):\n${tail(plans[failed]!.stderr)}`);
+        return this.violation(
+          `round ${round}: side ${failed === 0 ? 'a' : 'b'} could not plan before any contender existed (exit ${plans[failed]!.code}):\n${tail(plans[failed]!.stderr)}`,
+        );
       }
       args = ['apply', '-input=false', '-no-color', 'race.tfplan'];
       for (const kind of KINDS) {
@@ -295,7 +310,9 @@ class ClaimRaces {
       const winners = pair.filter((_, i) => onHost[i] !== null);
       const what = kind === 'claim' ? `claim "ticket-${round}"` : `exclusive target "${target}"`;
       if (winners.length !== 1) {
-        this.violation(`round ${round}: the Host has ${winners.length} holders of ${what} (${winners.map((w) => `${w.space}/${w.name}`).join(', ') || 'none'}); exactly one run must win. a: exit ${runs.a.code}, b: exit ${runs.b.code}\n${tail(runs.a.stderr)}\n${tail(runs.b.stderr)}`);
+        this.violation(
+          `round ${round}: the Host has ${winners.length} holders of ${what} (${winners.map((w) => `${w.space}/${w.name}`).join(', ') || 'none'}); exactly one run must win. a: exit ${runs.a.code}, b: exit ${runs.b.code}\n${tail(runs.a.stderr)}\n${tail(runs.b.stderr)}`,
+        );
         for (const c of pair) wonAll[c.side] = false;
         continue;
       }
@@ -307,12 +324,17 @@ class ClaimRaces {
       // Both states must agree with the Host: the winner records the Host's incarnation, the
       // loser records nothing for its contender.
       const inWinner = states[winner.side]?.byName.get(`${winner.space}/${winner.name}`);
-      if (inWinner !== uid) this.violation(`round ${round}: side ${winner.side} holds ${what} on the Host (uid ${uid}) but its state records ${inWinner ?? 'nothing'} for ${winner.address}`);
-      if (states[loser.side]?.byName.has(`${loser.space}/${loser.name}`)) this.violation(`round ${round}: side ${loser.side} lost ${what} but its state still records ${loser.address}`);
+      if (inWinner !== uid)
+        this.violation(
+          `round ${round}: side ${winner.side} holds ${what} on the Host (uid ${uid}) but its state records ${inWinner ?? 'nothing'} for ${winner.address}`,
+        );
+      if (states[loser.side]?.byName.has(`${loser.space}/${loser.name}`))
+        this.violation(`round ${round}: side ${loser.side} lost ${what} but its state still records ${loser.address}`);
       this.checkLoser(round, kind, what, loser, runs[loser.side]);
     }
     for (const side of ['a', 'b'] as const) {
-      if (wonAll[side] && runs[side].code !== 0) this.violation(`round ${round}: side ${side} won both races but its apply exited ${runs[side].code}:\n${tail(runs[side].stderr)}`);
+      if (wonAll[side] && runs[side].code !== 0)
+        this.violation(`round ${round}: side ${side} won both races but its apply exited ${runs[side].code}:\n${tail(runs[side].stderr)}`);
     }
     this.claims.push({ round, contenders });
     // Only what each side owns stays in its configuration, so the next round's applies
@@ -326,23 +348,33 @@ class ClaimRaces {
    * state records its uid (the other nothing), and the loser was told the name is taken.
    * Returns false when no single owner could be found.
    */
-  private async checkSameName(round: number, pair: Contender[], states: Record<Side, { byName: Map<string, string> } | undefined>, runs: Record<Side, TofuRun>): Promise<boolean> {
+  private async checkSameName(
+    round: number,
+    pair: Contender[],
+    states: Record<Side, { byName: Map<string, string> } | undefined>,
+    runs: Record<Side, TofuRun>,
+  ): Promise<boolean> {
     const what = `the name "${pair[0]!.name}"`;
     const onHost = await this.readOnHost(pair[0]!);
     if (!onHost) {
-      this.violation(`round ${round}: neither state created ${what}: a: exit ${runs.a.code}, b: exit ${runs.b.code}\n${tail(runs.a.stderr)}\n${tail(runs.b.stderr)}`);
+      this.violation(
+        `round ${round}: neither state created ${what}: a: exit ${runs.a.code}, b: exit ${runs.b.code}\n${tail(runs.a.stderr)}\n${tail(runs.b.stderr)}`,
+      );
       return false;
     }
     const key = `${SPACE}/${pair[0]!.name}`;
     const owners = pair.filter((c) => states[c.side]?.byName.get(key) === onHost.metadata.uid);
     if (owners.length !== 1) {
-      this.violation(`round ${round}: ${owners.length} states record the uid ${onHost.metadata.uid} of ${what} on the Host: ${owners.map((o) => o.side).join(', ') || 'none'}; exactly one must own it. a: exit ${runs.a.code}, b: exit ${runs.b.code}`);
+      this.violation(
+        `round ${round}: ${owners.length} states record the uid ${onHost.metadata.uid} of ${what} on the Host: ${owners.map((o) => o.side).join(', ') || 'none'}; exactly one must own it. a: exit ${runs.a.code}, b: exit ${runs.b.code}`,
+      );
       return false;
     }
     const winner = owners[0]!;
     const loser = pair.find((c) => c !== winner)!;
     this.owned[winner.side].push(winner);
-    if (states[loser.side]?.byName.has(key)) this.violation(`round ${round}: side ${loser.side} lost ${what} but its state records ${loser.address} as ${states[loser.side]!.byName.get(key)}`);
+    if (states[loser.side]?.byName.has(key))
+      this.violation(`round ${round}: side ${loser.side} lost ${what} but its state records ${loser.address} as ${states[loser.side]!.byName.get(key)}`);
     this.checkLoser(round, 'same-name', what, loser, runs[loser.side]);
     return true;
   }
@@ -383,7 +415,8 @@ class ClaimRaces {
             ['what to do', 'run the command again'],
           ];
     const missing = expected.filter(([, needle]) => !text.includes(needle!));
-    if (missing.length) this.violation(`round ${round}: the diagnostic of the ${kind} loser ${loser.address} lacks ${missing.map(([w]) => w).join(', ')}:\n${block}`);
+    if (missing.length)
+      this.violation(`round ${round}: the diagnostic of the ${kind} loser ${loser.address} lacks ${missing.map(([w]) => w).join(', ')}:\n${block}`);
     count(this.report, `races:${kind}:refused-at-${text.includes('refused to prepare') ? 'prepare' : 'apply'}`);
     if (kind === 'claim') this.report.samples.claimLoser ??= block;
     else if (kind === 'exclusive') this.report.samples.exclusiveLoser ??= block;
@@ -429,19 +462,29 @@ class ClaimRaces {
             : { ...planned }; // same-as-plan: the Host already stores what the plan wants, yet the plan is stale
     }
     const plan = await this.a.run(['plan', '-input=false', '-no-color', '-out', 'fence.tfplan']);
-    if (plan.code !== 0 || !plan.stdout.includes(`# ${address} will be`)) return this.violation(`round ${round} (fence, ${variant}): plan -out exited ${plan.code} or does not change ${address}:\n${tail(plan.stdout)}\n${tail(plan.stderr)}`);
+    if (plan.code !== 0 || !plan.stdout.includes(`# ${address} will be`))
+      return this.violation(
+        `round ${round} (fence, ${variant}): plan -out exited ${plan.code} or does not change ${address}:\n${tail(plan.stdout)}\n${tail(plan.stderr)}`,
+      );
     const written = (await this.api.put(ref, name, { ...outOfBand }, generation)) as { metadata: { generation: string } };
     const apply = await this.a.run(['apply', '-input=false', '-no-color', 'fence.tfplan']);
     const block = errorBlocks(apply.stderr).find((b) => b.includes(`with ${address},`));
     if (apply.code === 0 || block === undefined) {
-      this.violation(`round ${round} (fence, ${variant}): the saved plan was applied (exit ${apply.code}) although ${address} changed on the Host since plan:\n${tail(apply.stdout)}\n${tail(apply.stderr)}`);
+      this.violation(
+        `round ${round} (fence, ${variant}): the saved plan was applied (exit ${apply.code}) although ${address} changed on the Host since plan:\n${tail(apply.stdout)}\n${tail(apply.stderr)}`,
+      );
     } else if (variant === 'create-taken') {
       // The name was taken since plan: the provider says so and how to adopt it.
-      if (!/Resource already exists on the Host|changed on the Host since plan/i.test(oneLine(block)) || !/Nothing was changed|run plan again/i.test(oneLine(block))) {
+      if (
+        !/Resource already exists on the Host|changed on the Host since plan/i.test(oneLine(block)) ||
+        !/Nothing was changed|run plan again/i.test(oneLine(block))
+      ) {
         this.violation(`round ${round} (fence, ${variant}): the refusal of ${address} does not say the name was taken on the Host since plan:\n${block}`);
       } else this.report.samples.fenceCreateRefusal ??= block;
     } else if (!/changed on the Host since plan/i.test(oneLine(block)) || !/run plan again/i.test(oneLine(block))) {
-      this.violation(`round ${round} (fence, ${variant}): the refusal of ${address} does not say it changed on the Host since plan and to run plan again:\n${block}`);
+      this.violation(
+        `round ${round} (fence, ${variant}): the refusal of ${address} does not say it changed on the Host since plan and to run plan again:\n${block}`,
+      );
     } else this.report.samples.fenceRefusal ??= block;
     this.outOfBand.set(name, { name, spec: outOfBand, generation: written.metadata.generation });
     await this.checkOutOfBand(`round ${round} (fence, ${variant})`, name);
@@ -456,7 +499,9 @@ class ClaimRaces {
     const now = await this.readOnHost({ name, space: SPACE, ref: this.refs['range-sequence'] });
     if (!now) return this.violation(`${when}: ${name}, written out of band, is gone from the Host`);
     if (JSON.stringify(sortKeys(now.spec)) !== JSON.stringify(sortKeys(expected.spec)) || now.metadata.generation !== expected.generation) {
-      this.violation(`${when}: the out-of-band value of ${name} was overwritten: the Host has ${JSON.stringify(now.spec)} at generation ${now.metadata.generation}, written out of band was ${JSON.stringify(expected.spec)} at generation ${expected.generation}`);
+      this.violation(
+        `${when}: the out-of-band value of ${name} was overwritten: the Host has ${JSON.stringify(now.spec)} at generation ${now.metadata.generation}, written out of band was ${JSON.stringify(expected.spec)} at generation ${expected.generation}`,
+      );
     }
   }
 
@@ -465,7 +510,8 @@ class ClaimRaces {
     // One more plan of each side: both states converge with the Host (exit 0, no changes).
     for (const side of ['a', 'b'] as const) {
       const plan = await this.ws(side).run(['plan', '-detailed-exitcode', '-input=false', '-no-color']);
-      if (plan.code !== 0) this.violation(`after the races, side ${side} does not plan "no changes" (exit ${plan.code}):\n${tail(plan.stdout)}\n${tail(plan.stderr)}`);
+      if (plan.code !== 0)
+        this.violation(`after the races, side ${side} does not plan "no changes" (exit ${plan.code}):\n${tail(plan.stdout)}\n${tail(plan.stderr)}`);
     }
     for (const { round, contenders } of this.claims) {
       for (const kind of ['claim', 'exclusive'] as const) {
@@ -483,7 +529,9 @@ class ClaimRaces {
     const pulled = await this.ws(side).run(['state', 'pull']);
     const doc = parseState(pulled.stdout);
     if (pulled.code !== 0 || typeof doc === 'string') {
-      this.violation(`side ${side}: tofu state pull failed or is not a valid state (${pulled.code}): ${typeof doc === 'string' ? doc : ''}\n${tail(pulled.stderr)}`);
+      this.violation(
+        `side ${side}: tofu state pull failed or is not a valid state (${pulled.code}): ${typeof doc === 'string' ? doc : ''}\n${tail(pulled.stderr)}`,
+      );
       return undefined;
     }
     return { byName: stateUids(doc) };
@@ -597,7 +645,8 @@ class PgRaces {
     const waitStarted = firstRun.running();
     const waited = await startTofu(second, [...APPLY, '-lock-timeout=120s']).done;
     const firstResult = await firstRun.done;
-    if (firstResult.code !== 0) this.violation(`pg round ${round}: the first run (holding the lock) failed (exit ${firstResult.code}):\n${tail(firstResult.stderr)}`);
+    if (firstResult.code !== 0)
+      this.violation(`pg round ${round}: the first run (holding the lock) failed (exit ${firstResult.code}):\n${tail(firstResult.stderr)}`);
     if (waited.code !== 0) {
       this.violation(`pg round ${round}: the run that waited for the lock failed (exit ${waited.code}):\n${tail(waited.stdout)}\n${tail(waited.stderr)}`);
     } else {
@@ -611,8 +660,10 @@ class PgRaces {
       } else this.report.notes.push(`pg round ${round}: the first run ended before the waiting run asked for the lock; wait not exercised`);
       // Lost update check: the waiting run must have read the first run's state, so it
       // creates only its own resource and never tries the first one's again.
-      if (waited.stdout.includes(`${slow.address}: Creating...`)) this.violation(`pg round ${round}: the run that waited for the lock did not see the first run's state: it created ${slow.address} again`);
-      if (!quickDone && !waited.stdout.includes(`${quick.address}: Creation complete`)) this.violation(`pg round ${round}: the run that waited for the lock did not create ${quick.address}:\n${tail(waited.stdout)}`);
+      if (waited.stdout.includes(`${slow.address}: Creating...`))
+        this.violation(`pg round ${round}: the run that waited for the lock did not see the first run's state: it created ${slow.address} again`);
+      if (!quickDone && !waited.stdout.includes(`${quick.address}: Creation complete`))
+        this.violation(`pg round ${round}: the run that waited for the lock did not create ${quick.address}:\n${tail(waited.stdout)}`);
     }
 
     // Both directories now configure everything; the shared state must be whole and converged.
@@ -621,17 +672,29 @@ class PgRaces {
   }
 
   /** Valid JSON, same lineage, growing serial, state == Host, and (after) a clean re-plan. */
-  private async checkState(when: string, expected: readonly { address: string; name: string }[], after: boolean, p: TofuWorkspace, q: TofuWorkspace): Promise<void> {
+  private async checkState(
+    when: string,
+    expected: readonly { address: string; name: string }[],
+    after: boolean,
+    p: TofuWorkspace,
+    q: TofuWorkspace,
+  ): Promise<void> {
     const pulled = await p.run(['state', 'pull']);
     const doc = parseState(pulled.stdout);
-    if (pulled.code !== 0 || typeof doc === 'string') return this.violation(`${when}: tofu state pull from the pg backend failed or is not a valid state (exit ${pulled.code}): ${typeof doc === 'string' ? doc : ''}\n${tail(pulled.stderr)}`);
+    if (pulled.code !== 0 || typeof doc === 'string')
+      return this.violation(
+        `${when}: tofu state pull from the pg backend failed or is not a valid state (exit ${pulled.code}): ${typeof doc === 'string' ? doc : ''}\n${tail(pulled.stderr)}`,
+      );
     // Before the first apply the backend holds no state: `state pull` prints an empty one
     // (serial 0, no lineage) and `state list` says "No state file was found".
     const none = doc.lineage === '';
     if (none && (after || this.lineage !== undefined)) return this.violation(`${when}: the pg backend has no state although applies wrote it`);
-    if (this.lineage !== undefined && doc.lineage !== this.lineage) this.violation(`${when}: the pg state lineage changed from ${this.lineage} to ${doc.lineage}`);
-    if (after && doc.serial <= this.serial) this.violation(`${when}: the pg state serial did not grow (${this.serial} -> ${doc.serial}) although two applies wrote it`);
-    if (!after && this.lineage !== undefined && doc.serial !== this.serial) this.violation(`${when}: the pg state serial moved between rounds (${this.serial} -> ${doc.serial}) with no run in between`);
+    if (this.lineage !== undefined && doc.lineage !== this.lineage)
+      this.violation(`${when}: the pg state lineage changed from ${this.lineage} to ${doc.lineage}`);
+    if (after && doc.serial <= this.serial)
+      this.violation(`${when}: the pg state serial did not grow (${this.serial} -> ${doc.serial}) although two applies wrote it`);
+    if (!after && this.lineage !== undefined && doc.serial !== this.serial)
+      this.violation(`${when}: the pg state serial moved between rounds (${this.serial} -> ${doc.serial}) with no run in between`);
     if (after) this.report.notes.push(`${when}: pg state serial ${this.serial} -> ${doc.serial}`);
     if (!none) this.lineage = doc.lineage;
     this.serial = doc.serial;
@@ -641,7 +704,12 @@ class PgRaces {
       // creating the workspace at once must not leave two rows (or one with an older state).
       let rows: string[];
       try {
-        rows = (await this.pg.query(PG_DATABASE, `select json_build_object('name', name, 'serial', (data::json->>'serial')::int, 'lineage', data::json->>'lineage') from ${PG_SCHEMA}.states order by name`))
+        rows = (
+          await this.pg.query(
+            PG_DATABASE,
+            `select json_build_object('name', name, 'serial', (data::json->>'serial')::int, 'lineage', data::json->>'lineage') from ${PG_SCHEMA}.states order by name`,
+          )
+        )
           .split('\n')
           .filter(Boolean);
       } catch (e) {
@@ -656,7 +724,9 @@ class PgRaces {
       });
       const row = parsed[0];
       if (parsed.length !== 1 || !row || row.name !== 'default' || row.serial !== doc.serial || row.lineage !== doc.lineage) {
-        this.violation(`${when}: the pg backend's states table holds [${rows.join(', ')}], expected exactly one row "default" at serial ${doc.serial}, lineage ${doc.lineage}`);
+        this.violation(
+          `${when}: the pg backend's states table holds [${rows.join(', ')}], expected exactly one row "default" at serial ${doc.serial}, lineage ${doc.lineage}`,
+        );
       }
     }
 
@@ -673,13 +743,16 @@ class PgRaces {
       const onHost = await this.readOnHost(k);
       const recorded = inState.get(`${PG_SPACE}/${k.name}`);
       const shouldExist = expected.some((e) => e.name === k.name);
-      if (shouldExist && (!onHost || onHost.metadata.uid !== recorded)) this.violation(`${when}: ${k.address} is ${onHost ? `uid ${onHost.metadata.uid}` : 'missing'} on the Host but ${recorded ?? 'absent'} in the pg state`);
-      if (!shouldExist && (onHost || recorded)) this.violation(`${when}: ${k.address} should not exist yet but is${onHost ? ' on the Host' : ''}${recorded ? ' in the pg state' : ''}`);
+      if (shouldExist && (!onHost || onHost.metadata.uid !== recorded))
+        this.violation(`${when}: ${k.address} is ${onHost ? `uid ${onHost.metadata.uid}` : 'missing'} on the Host but ${recorded ?? 'absent'} in the pg state`);
+      if (!shouldExist && (onHost || recorded))
+        this.violation(`${when}: ${k.address} should not exist yet but is${onHost ? ' on the Host' : ''}${recorded ? ' in the pg state' : ''}`);
     }
     if (after) {
       for (const ws of [p, q]) {
         const plan = await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color', '-lock-timeout=60s']);
-        if (plan.code !== 0) this.violation(`${when}: a plan on the shared pg state does not say "no changes" (exit ${plan.code}):\n${tail(plan.stdout)}\n${tail(plan.stderr)}`);
+        if (plan.code !== 0)
+          this.violation(`${when}: a plan on the shared pg state does not say "no changes" (exit ${plan.code}):\n${tail(plan.stdout)}\n${tail(plan.stderr)}`);
       }
     }
   }
@@ -737,7 +810,14 @@ function genericHcl(label: string, ref: FormRefLike, name: string, space: string
   const fields = Object.entries(spec)
     .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
     .join(', ');
-  return resourceHcl('takoform_resource', label, { api_version: ref.apiVersion, kind: ref.kind, definition_version: ref.definitionVersion, schema_digest: ref.schemaDigest, name, space }).replace(/\}\n$/, `  spec = { ${fields} }\n}\n`);
+  return resourceHcl('takoform_resource', label, {
+    api_version: ref.apiVersion,
+    kind: ref.kind,
+    definition_version: ref.definitionVersion,
+    schema_digest: ref.schemaDigest,
+    name,
+    space,
+  }).replace(/\}\n$/, `  spec = { ${fields} }\n}\n`);
 }
 
 function rangeBlock(type: string, label: string, name: string, space: string, spec: RangeSpec, ref: FormRefLike): Block {
@@ -759,7 +839,8 @@ function parseState(text: string): StateDocument | string {
     return `not JSON: ${(e as Error).message}`;
   }
   const d = doc as Partial<StateDocument> & { version?: unknown };
-  if (d.version !== 4 || typeof d.serial !== 'number' || typeof d.lineage !== 'string' || !Array.isArray(d.resources)) return `not a version 4 state: ${text.slice(0, 200)}`;
+  if (d.version !== 4 || typeof d.serial !== 'number' || typeof d.lineage !== 'string' || !Array.isArray(d.resources))
+    return `not a version 4 state: ${text.slice(0, 200)}`;
   return d as StateDocument;
 }
 

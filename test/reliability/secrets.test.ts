@@ -143,7 +143,8 @@ describe('CA file for an https Host (ca_file / TAKOFORM_CA_FILE)', () => {
     const cert = hostFailureDiagnostic('prepare', new TransportError('discovery', 'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate'), ctx);
     expect(cert.summary).toBe('Host unreachable');
     expect(cert.detail).toMatch(/TLS certificate is not trusted.*TAKOFORM_CA_FILE/s);
-    for (const code of ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID']) expect(untrustedCertificate(`${code}: x`)).toBe(true);
+    for (const code of ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'])
+      expect(untrustedCertificate(`${code}: x`)).toBe(true);
     const refused = hostFailureDiagnostic('prepare', new TransportError('discovery', 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9'), ctx);
     expect(refused.detail).not.toMatch(/TAKOFORM_CA_FILE/);
   });

@@ -342,16 +342,24 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       // A saved plan with trace logs on stderr (TF_LOG without TF_LOG_PATH), then applied
       // with the log in a file: both places the token could be written by a debug line.
       const planned = await tofu(a, 'tenant A: plan -out (TF_LOG=trace on stderr)', ['plan', '-input=false', '-out=create.tfplan'], 0, { TF_LOG: 'trace' });
-      if (!/terraform-provider-takoform/.test(planned.stderr)) violation('tenant A: plan with TF_LOG=trace carried no provider log lines, so scanning it proves nothing');
+      if (!/terraform-provider-takoform/.test(planned.stderr))
+        violation('tenant A: plan with TF_LOG=trace carried no provider log lines, so scanning it proves nothing');
       await tofu(a, 'tenant A: apply saved plan (TF_LOG_PATH)', ['apply', '-input=false', 'create.tfplan'], 0, trace('a-apply'));
-      if (!/host request/.test(safeRead(path.join(logs, 'a-apply.log')))) violation('tenant A: the apply trace log has no provider "host request" lines, so scanning it proves nothing');
+      if (!/host request/.test(safeRead(path.join(logs, 'a-apply.log'))))
+        violation('tenant A: the apply trace log has no provider "host request" lines, so scanning it proves nothing');
       await tofu(a, 'tenant A: clean re-plan', ['plan', '-input=false', '-detailed-exitcode'], 0);
 
       // A refused apply: a saved plan gone stale because the resource changed on the Host.
       await tofu(a, 'tenant A: plan -out (to go stale)', ['plan', '-input=false', '-var', 'upper=5', '-out=stale.tfplan'], 0);
       const current = (await apiA.read(RANGE_SEQUENCE_REF, 'tenant-shared-1')).body as HostResourceView;
       await apiA.put(RANGE_SEQUENCE_REF, 'tenant-shared-1', { lower: 1, upper: 4 }, current.metadata.generation);
-      const refused = await tofu(a, 'tenant A: refused apply of a stale plan (TF_LOG_PATH)', ['apply', '-input=false', 'stale.tfplan'], 1, trace('a-refused-apply'));
+      const refused = await tofu(
+        a,
+        'tenant A: refused apply of a stale plan (TF_LOG_PATH)',
+        ['apply', '-input=false', 'stale.tfplan'],
+        1,
+        trace('a-refused-apply'),
+      );
       if (!/Changed on the Host since plan|generation_conflict|revision_conflict/.test(oneLine(refused.stderr))) {
         violation(`tenant A: the stale saved plan was not refused with a "changed on the Host" diagnostic: ${excerpt(refused)}`);
       }
@@ -359,9 +367,16 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
 
       // A failed import (nothing by that name) must not echo credentials either.
       writeFileSync(path.join(a.dir, 'ghost.tf'), `resource "takoform_range_sequence" "ghost" {\n  name  = "no-such-resource"\n  lower = 1\n  upper = 2\n}\n`);
-      const ghost = await tofu(a, 'tenant A: failed import (TF_LOG_PATH)', ['import', '-input=false', 'takoform_range_sequence.ghost', 'demo/no-such-resource'], 1, trace('a-failed-import'));
+      const ghost = await tofu(
+        a,
+        'tenant A: failed import (TF_LOG_PATH)',
+        ['import', '-input=false', 'takoform_range_sequence.ghost', 'demo/no-such-resource'],
+        1,
+        trace('a-failed-import'),
+      );
       rmSync(path.join(a.dir, 'ghost.tf'));
-      if (!/Cannot import non-existent resource/.test(oneLine(ghost.stderr))) violation(`tenant A: a failed import did not say "Cannot import non-existent resource": ${excerpt(ghost)}`);
+      if (!/Cannot import non-existent resource/.test(oneLine(ghost.stderr)))
+        violation(`tenant A: a failed import did not say "Cannot import non-existent resource": ${excerpt(ghost)}`);
 
       // ---- tenant isolation: tenant B, same space name, same resource names --------------
       const snapshot = async (api: HostApi, name: string): Promise<Snapshot> => {
@@ -372,7 +387,8 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       };
       const names = ['tenant-shared-1', 'tenant-shared-2'];
       const aBefore = await Promise.all(names.map((n) => snapshot(apiA, n)));
-      if (aBefore.some((s) => s.status !== 200)) throw new Error(`setup failed: tenant A's resources are not on the Host (${aBefore.map((s) => s.status).join(', ')})`);
+      if (aBefore.some((s) => s.status !== 200))
+        throw new Error(`setup failed: tenant A's resources are not on the Host (${aBefore.map((s) => s.status).join(', ')})`);
       const checkAUnchanged = async (when: string): Promise<void> => {
         const now = await Promise.all(names.map((n) => snapshot(apiA, n)));
         names.forEach((n, i) => {
@@ -406,13 +422,19 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       const peek = await tofuB("tenant B: data source reading tenant A's resource", ['plan', '-input=false'], 1);
       evidence.tenantBDataSourceDiagnostic = scanner.redact(oneLine(peek.stderr));
       count(report, 'tenant:checks');
-      if (!/Resource not found/.test(evidence.tenantBDataSourceDiagnostic)) violation(`tenant isolation: tenant B's data source did not fail with "Resource not found": ${excerpt(peek)}`);
+      if (!/Resource not found/.test(evidence.tenantBDataSourceDiagnostic))
+        violation(`tenant isolation: tenant B's data source did not fail with "Resource not found": ${excerpt(peek)}`);
 
       writeFileSync(path.join(b.dir, 'main.tf'), PROVIDER_BLOCK + resources(false));
-      const imported = await tofuB("tenant B: import of tenant A's demo/tenant-shared-1", ['import', '-input=false', 'takoform_range_sequence.s1', 'demo/tenant-shared-1'], 1);
+      const imported = await tofuB(
+        "tenant B: import of tenant A's demo/tenant-shared-1",
+        ['import', '-input=false', 'takoform_range_sequence.s1', 'demo/tenant-shared-1'],
+        1,
+      );
       evidence.tenantBImportDiagnostic = scanner.redact(oneLine(imported.stderr));
       count(report, 'tenant:checks');
-      if (!/Cannot import non-existent resource/.test(evidence.tenantBImportDiagnostic)) violation(`tenant isolation: tenant B's import of tenant A's name did not fail as not found: ${excerpt(imported)}`);
+      if (!/Cannot import non-existent resource/.test(evidence.tenantBImportDiagnostic))
+        violation(`tenant isolation: tenant B's import of tenant A's name did not fail as not found: ${excerpt(imported)}`);
       await checkAUnchanged("after tenant B's failed read and import");
 
       await tofuB('tenant B: apply the same names', ['apply', '-input=false', '-auto-approve'], 0);
@@ -422,7 +444,7 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
         if (bNow[i]!.status !== 200) violation(`tenant isolation: tenant B's "${n}" is not readable by tenant B after its apply (HTTP ${bNow[i]!.status})`);
         else if (bNow[i]!.uid === aBefore[i]!.uid) violation(`tenant isolation: tenant B's "${n}" has tenant A's uid ${aBefore[i]!.uid}`);
       });
-      await checkAUnchanged("after tenant B created the same names in the same space");
+      await checkAUnchanged('after tenant B created the same names in the same space');
       await tofuB('tenant B: clean re-plan', ['plan', '-input=false', '-detailed-exitcode'], 0);
       await tofuB('tenant B: destroy', ['destroy', '-input=false', '-auto-approve'], 0);
       const bGone = await Promise.all(names.map((n) => snapshot(apiB, n)));
@@ -485,7 +507,10 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
     // ---- lane 3: TLS, redirects, plain http ----------------------------------------------
     const laneTransport = async (): Promise<void> => {
       const t = workspace(
-        { '.takoform.lock.json': committedLock, 'main.tf': PROVIDER_BLOCK + `resource "takoform_range_sequence" "t" {\n  name  = "tls-seq"\n  lower = 1\n  upper = 2\n}\n` },
+        {
+          '.takoform.lock.json': committedLock,
+          'main.tf': PROVIDER_BLOCK + `resource "takoform_range_sequence" "t" {\n  name  = "tls-seq"\n  lower = 1\n  upper = 2\n}\n`,
+        },
         { url: tls.url, token: tokenA },
       );
       const withCa = { TAKOFORM_CA_FILE: TLS_CERT };
@@ -495,7 +520,7 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       const requests = async (): Promise<number> => {
         const now = (): number => tls.stderr().match(HOST_REQUEST_LINE)?.length ?? 0;
         let last = now();
-        for (let stable = 0; stable < 3; ) {
+        for (let stable = 0; stable < 3;) {
           await new Promise((r) => setTimeout(r, 100));
           const n = now();
           stable = n === last ? stable + 1 : 0;
@@ -507,11 +532,23 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
         count(report, 'tls:checks');
         const after = await requests();
         const lines = tls.stderr().match(HOST_REQUEST_LINE) ?? [];
-        if (after !== before) violation(`TLS: ${what} still reached the Host although its certificate is not trusted: ${lines.slice(before).map((l) => l.trim()).join('; ')}`);
+        if (after !== before)
+          violation(
+            `TLS: ${what} still reached the Host although its certificate is not trusted: ${lines
+              .slice(before)
+              .map((l) => l.trim())
+              .join('; ')}`,
+          );
       };
 
       let before = await requests();
-      const lockNoCa = await providerCommand(t, 'TLS: catalog lock without the CA', ['catalog', 'lock', '--out', 'no-ca.lock.json', ...PACKAGE_FLAGS], 1, withoutCa);
+      const lockNoCa = await providerCommand(
+        t,
+        'TLS: catalog lock without the CA',
+        ['catalog', 'lock', '--out', 'no-ca.lock.json', ...PACKAGE_FLAGS],
+        1,
+        withoutCa,
+      );
       evidence.catalogLockCertificateError = scanner.redact(oneLine(lockNoCa.stderr));
       count(report, 'tls:checks');
       if (!/certificate/i.test(lockNoCa.stderr)) violation(`TLS: catalog lock without the CA did not fail with a certificate error: ${excerpt(lockNoCa)}`);
@@ -524,8 +561,15 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       const agent = new Agent({ connect: { ca: readFileSync(TLS_CERT, 'utf8') } });
       closers.push(() => agent.close());
       const readTls = async (): Promise<number> => {
-        const q = new URLSearchParams({ space: 'demo', definitionVersion: RANGE_SEQUENCE_REF.definitionVersion, schemaDigest: RANGE_SEQUENCE_REF.schemaDigest });
-        const res = await request(`${tls.url}${API}/resources/${RANGE_SEQUENCE_REF.apiVersion}/${RANGE_SEQUENCE_REF.kind}/tls-seq?${q}`, { dispatcher: agent, headers: { authorization: `Bearer ${tokenA}` } });
+        const q = new URLSearchParams({
+          space: 'demo',
+          definitionVersion: RANGE_SEQUENCE_REF.definitionVersion,
+          schemaDigest: RANGE_SEQUENCE_REF.schemaDigest,
+        });
+        const res = await request(`${tls.url}${API}/resources/${RANGE_SEQUENCE_REF.apiVersion}/${RANGE_SEQUENCE_REF.kind}/tls-seq?${q}`, {
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${tokenA}` },
+        });
         await res.body.dump();
         return res.statusCode;
       };
@@ -555,13 +599,17 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       proxy.add({ times: 1_000_000, fault: { kind: 'respond', status: 307, headers: { location: `${elsewhere.url}${API}/resources/stolen` } } });
       const redirected = await tofu(t, 'redirect: plan through a Host answering 307', ['plan', '-input=false'], 1, { TAKOFORM_ENDPOINT: proxy.url });
       evidence.redirectDiagnostic = scanner.redact(oneLine(redirected.stderr));
-      await providerCommand(t, 'redirect: catalog lock through a Host answering 307', ['catalog', 'lock', '--out', 'redirect.lock.json'], 1, { TAKOFORM_ENDPOINT: proxy.url });
+      await providerCommand(t, 'redirect: catalog lock through a Host answering 307', ['catalog', 'lock', '--out', 'redirect.lock.json'], 1, {
+        TAKOFORM_ENDPOINT: proxy.url,
+      });
       count(report, 'tls:checks');
-      if (!/redirect \(HTTP 307\) refused/.test(evidence.redirectDiagnostic)) violation(`redirect: tofu plan did not fail with a "redirect (HTTP 307) refused" diagnostic: ${excerpt(redirected)}`);
+      if (!/redirect \(HTTP 307\) refused/.test(evidence.redirectDiagnostic))
+        violation(`redirect: tofu plan did not fail with a "redirect (HTTP 307) refused" diagnostic: ${excerpt(redirected)}`);
       if (proxy.seen.length === 0) violation('redirect: the provider never reached the redirecting Host, so the check proves nothing');
       const withToken = elsewhere.requests.filter((r) => scanner.redact(JSON.stringify(r)) !== JSON.stringify(r));
       if (withToken.length > 0) violation(`redirect: the redirect target received ${withToken.length} request(s) carrying a token`);
-      else if (elsewhere.requests.length > 0) violation(`redirect: the redirect target received ${elsewhere.requests.length} request(s) (without the token): a Host's redirect must not be followed`);
+      else if (elsewhere.requests.length > 0)
+        violation(`redirect: the redirect target received ${elsewhere.requests.length} request(s) (without the token): a Host's redirect must not be followed`);
 
       // Plain http to an address that is not loopback: refused before any connection. The
       // trap listens on every interface, and the endpoint names this machine's own
@@ -573,11 +621,15 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
       if (!ip) report.notes.push('no non-loopback IPv4 address on this machine: plain http was tried against 10.255.255.1:1');
       for (const endpoint of [target, 'http://example.invalid']) {
         const started = Date.now();
-        const refusedHttp = await tofu(t, `plain http: plan against ${endpoint}`, ['plan', '-input=false'], 1, { TAKOFORM_ENDPOINT: endpoint, TAKOFORM_CA_FILE: '' });
+        const refusedHttp = await tofu(t, `plain http: plan against ${endpoint}`, ['plan', '-input=false'], 1, {
+          TAKOFORM_ENDPOINT: endpoint,
+          TAKOFORM_CA_FILE: '',
+        });
         const text = scanner.redact(oneLine(refusedHttp.stderr));
         if (endpoint === target) evidence.plainHttpDiagnostic = text;
         count(report, 'tls:checks');
-        if (!/plain http is allowed only for a loopback Host/.test(text)) violation(`plain http: tofu plan against ${endpoint} was not refused with "plain http is allowed only for a loopback Host": ${excerpt(refusedHttp)}`);
+        if (!/plain http is allowed only for a loopback Host/.test(text))
+          violation(`plain http: tofu plan against ${endpoint} was not refused with "plain http is allowed only for a loopback Host": ${excerpt(refusedHttp)}`);
         log(`plain http refusal for ${endpoint} took ${Date.now() - started} ms`);
       }
       await providerCommand(t, `plain http: catalog lock against ${target}`, ['catalog', 'lock', '--out', 'plain.lock.json'], 1, { TAKOFORM_ENDPOINT: target });
@@ -603,7 +655,10 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
     if (failed) throw new Error(scanner.redact(failed.reason instanceof Error ? failed.reason.message : String(failed.reason)));
 
     // The Host's own log (stderr): one line per request, plus internal errors.
-    for (const [label, host] of [['plain Host', plain], ['TLS Host', tls]] as const) {
+    for (const [label, host] of [
+      ['plain Host', plain],
+      ['TLS Host', tls],
+    ] as const) {
       const text = host.stderr();
       if ((text.match(HOST_REQUEST_LINE)?.length ?? 0) === 0) violation(`${label}: its log has no request lines, so scanning it proves nothing`);
       scanner.scanText(`${label} log (stderr)`, text);
@@ -685,4 +740,3 @@ async function startRecorder(host: string): Promise<Recorder> {
   const port = (server.address() as AddressInfo).port;
   return Object.assign(rec, { port, url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}` });
 }
-

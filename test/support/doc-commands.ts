@@ -13,7 +13,8 @@ export interface DocCommand {
   readonly argv: readonly string[];
 }
 
-const INLINE_START = /^(terraform-provider-takoform(?= |$)|takoform-host serve|tofu [a-z]|terraform [a-z]|npm (run|test|install|pack)|bash scripts\/|node dist\/)/;
+const INLINE_START =
+  /^(terraform-provider-takoform(?= |$)|takoform-host serve|tofu [a-z]|terraform [a-z]|npm (run|test|install|pack)|bash scripts\/|node dist\/)/;
 
 export function markdownFiles(root: string): string[] {
   const out = [path.join(root, 'README.md')];
@@ -36,7 +37,7 @@ export function extractCommands(file: string, text: string): DocCommand[] {
   lines.forEach((raw, i) => {
     const m = /^\s*```\s*([a-z]*)/.exec(raw);
     if (m) {
-      fence = fence === undefined ? m[1] ?? '' : undefined;
+      fence = fence === undefined ? (m[1] ?? '') : undefined;
       return;
     }
     if (fence !== undefined) {
@@ -49,12 +50,22 @@ export function extractCommands(file: string, text: string): DocCommand[] {
       }
       const full = (pending + body).trim();
       pending = '';
-      if (full !== '') commands.push(...split(full).map((c) => toCommand(file, pendingLine, c)).filter((c) => c.argv.length > 0));
+      if (full !== '')
+        commands.push(
+          ...split(full)
+            .map((c) => toCommand(file, pendingLine, c))
+            .filter((c) => c.argv.length > 0),
+        );
       return;
     }
     for (const span of raw.matchAll(/`([^`]+)`/g)) {
       const code = span[1]!.replace(/^[A-Z_]+=\S*\s+/g, '').trim();
-      if (INLINE_START.test(code)) commands.push(...split(span[1]!).map((c) => toCommand(file, i + 1, c)).filter((c) => c.argv.length > 0));
+      if (INLINE_START.test(code))
+        commands.push(
+          ...split(span[1]!)
+            .map((c) => toCommand(file, i + 1, c))
+            .filter((c) => c.argv.length > 0),
+        );
     }
   });
   return commands;

@@ -11,7 +11,11 @@ export type Fault =
   | { readonly kind: 'respond'; readonly status: number; readonly headers?: Record<string, string>; readonly body?: string }
   | { readonly kind: 'slow-body'; readonly delayMs: number }
   | { readonly kind: 'truncate' }
-  | { readonly kind: 'rewrite'; readonly body?: (body: string) => string; readonly headers?: (h: Record<string, string | string[]>) => Record<string, string | string[]> };
+  | {
+      readonly kind: 'rewrite';
+      readonly body?: (body: string) => string;
+      readonly headers?: (h: Record<string, string | string[]>) => Record<string, string | string[]>;
+    };
 
 export interface FaultRule {
   readonly method?: string;
@@ -141,15 +145,12 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 
 function forward(upstream: URL, req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const out = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers } },
-      (up) => {
-        const chunks: Buffer[] = [];
-        up.on('data', (c: Buffer) => chunks.push(c));
-        up.on('end', () => resolve({ status: up.statusCode ?? 502, headers: up.headers as Record<string, string | string[]>, body: Buffer.concat(chunks) }));
-        up.on('error', reject);
-      },
-    );
+    const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers } }, (up) => {
+      const chunks: Buffer[] = [];
+      up.on('data', (c: Buffer) => chunks.push(c));
+      up.on('end', () => resolve({ status: up.statusCode ?? 502, headers: up.headers as Record<string, string | string[]>, body: Buffer.concat(chunks) }));
+      up.on('error', reject);
+    });
     out.on('error', reject);
     out.end(body);
   });

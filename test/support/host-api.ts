@@ -33,7 +33,11 @@ export class HostApi {
     const doc = { apiVersion: ref.apiVersion, kind: ref.kind, form: { formRef: ref }, metadata: { name, space: this.space }, spec };
     const fence: Record<string, string> = generation ? { 'takoform-expected-generation': generation } : {};
     const headers = { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' };
-    const prepared = await fetch(`${this.url}/apis/forms.takoform.com/v1/resources/prepare`, { method: 'POST', headers: { ...headers, ...fence }, body: JSON.stringify(doc) });
+    const prepared = await fetch(`${this.url}/apis/forms.takoform.com/v1/resources/prepare`, {
+      method: 'POST',
+      headers: { ...headers, ...fence },
+      body: JSON.stringify(doc),
+    });
     const review = ((await prepared.json()) as { review: { prepareDigest: string } }).review;
     const res = await fetch(this.path(ref, name), {
       method: 'PUT',
@@ -47,7 +51,11 @@ export class HostApi {
   async delete(ref: FormRefLike, name: string, generation: string): Promise<number> {
     const res = await fetch(`${this.path(ref, name)}?${this.query(ref)}`, {
       method: 'DELETE',
-      headers: { authorization: `Bearer ${this.token}`, 'takoform-expected-generation': generation, 'idempotency-key': `out-of-band-del-${Date.now()}-${Math.random()}` },
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        'takoform-expected-generation': generation,
+        'idempotency-key': `out-of-band-del-${Date.now()}-${Math.random()}`,
+      },
     });
     return res.status;
   }

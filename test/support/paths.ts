@@ -7,7 +7,12 @@ export const SHARED_DATA = path.resolve(REPO_ROOT, '..', 'shared', 'data');
 export const GENERIC_FORMS = path.join(SHARED_DATA, 'takoform/conformance/takoform-v1/generic-host/external-family');
 export const PROVIDER_BUNDLE = path.join(REPO_ROOT, 'dist/provider/provider.cjs');
 /** The single executable (Node embedded) that `npm run build` makes for this platform. */
-export const SEA_EXECUTABLE = path.join(REPO_ROOT, 'dist/sea', `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`, 'terraform-provider-takoform');
+export const SEA_EXECUTABLE = path.join(
+  REPO_ROOT,
+  'dist/sea',
+  `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  'terraform-provider-takoform',
+);
 export const HOST_BUNDLE = path.join(REPO_ROOT, 'dist/host/takoform-host.cjs');
 export const TOFU = path.join(REPO_ROOT, '.tools/bin/tofu');
 export const TERRAFORM = path.join(REPO_ROOT, '.tools/bin/terraform');

@@ -9,20 +9,59 @@ import { createServerCertificate } from '../../src/plugin/handshake/certificate.
 import { MAGIC_COOKIE_VALUE } from '../../src/plugin/handshake/handshake-line.js';
 import type { GRPCControllerClient } from '../../src/plugin/generated/types/plugin/GRPCController.js';
 import type { ProviderClient } from '../../src/plugin/generated/types/tfplugin6/Provider.js';
-import type { _tfplugin6_ApplyResourceChange_Request as ApplyReq, _tfplugin6_ApplyResourceChange_Response__Output as ApplyRes } from '../../src/plugin/generated/types/tfplugin6/ApplyResourceChange.js';
-import type { _tfplugin6_CallFunction_Request as CallFunctionReq, _tfplugin6_CallFunction_Response__Output as CallFunctionRes } from '../../src/plugin/generated/types/tfplugin6/CallFunction.js';
-import type { _tfplugin6_ConfigureProvider_Request as ConfigureReq, _tfplugin6_ConfigureProvider_Response__Output as ConfigureRes } from '../../src/plugin/generated/types/tfplugin6/ConfigureProvider.js';
+import type {
+  _tfplugin6_ApplyResourceChange_Request as ApplyReq,
+  _tfplugin6_ApplyResourceChange_Response__Output as ApplyRes,
+} from '../../src/plugin/generated/types/tfplugin6/ApplyResourceChange.js';
+import type {
+  _tfplugin6_CallFunction_Request as CallFunctionReq,
+  _tfplugin6_CallFunction_Response__Output as CallFunctionRes,
+} from '../../src/plugin/generated/types/tfplugin6/CallFunction.js';
+import type {
+  _tfplugin6_ConfigureProvider_Request as ConfigureReq,
+  _tfplugin6_ConfigureProvider_Response__Output as ConfigureRes,
+} from '../../src/plugin/generated/types/tfplugin6/ConfigureProvider.js';
 import type { _tfplugin6_GetProviderSchema_Response__Output as SchemaRes } from '../../src/plugin/generated/types/tfplugin6/GetProviderSchema.js';
-import type { _tfplugin6_ImportResourceState_Request as ImportReq, _tfplugin6_ImportResourceState_Response__Output as ImportRes } from '../../src/plugin/generated/types/tfplugin6/ImportResourceState.js';
-import type { _tfplugin6_MoveResourceState_Request as MoveReq, _tfplugin6_MoveResourceState_Response__Output as MoveRes } from '../../src/plugin/generated/types/tfplugin6/MoveResourceState.js';
-import type { _tfplugin6_PlanResourceChange_Request as PlanReq, _tfplugin6_PlanResourceChange_Response__Output as PlanRes } from '../../src/plugin/generated/types/tfplugin6/PlanResourceChange.js';
-import type { _tfplugin6_ReadDataSource_Request as ReadDataReq, _tfplugin6_ReadDataSource_Response__Output as ReadDataRes } from '../../src/plugin/generated/types/tfplugin6/ReadDataSource.js';
-import type { _tfplugin6_ReadResource_Request as ReadReq, _tfplugin6_ReadResource_Response__Output as ReadRes } from '../../src/plugin/generated/types/tfplugin6/ReadResource.js';
-import type { _tfplugin6_UpgradeResourceIdentity_Request as UpgradeIdentityReq, _tfplugin6_UpgradeResourceIdentity_Response__Output as UpgradeIdentityRes } from '../../src/plugin/generated/types/tfplugin6/UpgradeResourceIdentity.js';
-import type { _tfplugin6_UpgradeResourceState_Request as UpgradeReq, _tfplugin6_UpgradeResourceState_Response__Output as UpgradeRes } from '../../src/plugin/generated/types/tfplugin6/UpgradeResourceState.js';
-import type { _tfplugin6_ValidateDataResourceConfig_Request as ValidateDataReq, _tfplugin6_ValidateDataResourceConfig_Response__Output as ValidateDataRes } from '../../src/plugin/generated/types/tfplugin6/ValidateDataResourceConfig.js';
-import type { _tfplugin6_ValidateProviderConfig_Request as ValidateProviderReq, _tfplugin6_ValidateProviderConfig_Response__Output as ValidateProviderRes } from '../../src/plugin/generated/types/tfplugin6/ValidateProviderConfig.js';
-import type { _tfplugin6_ValidateResourceConfig_Request as ValidateReq, _tfplugin6_ValidateResourceConfig_Response__Output as ValidateRes } from '../../src/plugin/generated/types/tfplugin6/ValidateResourceConfig.js';
+import type {
+  _tfplugin6_ImportResourceState_Request as ImportReq,
+  _tfplugin6_ImportResourceState_Response__Output as ImportRes,
+} from '../../src/plugin/generated/types/tfplugin6/ImportResourceState.js';
+import type {
+  _tfplugin6_MoveResourceState_Request as MoveReq,
+  _tfplugin6_MoveResourceState_Response__Output as MoveRes,
+} from '../../src/plugin/generated/types/tfplugin6/MoveResourceState.js';
+import type {
+  _tfplugin6_PlanResourceChange_Request as PlanReq,
+  _tfplugin6_PlanResourceChange_Response__Output as PlanRes,
+} from '../../src/plugin/generated/types/tfplugin6/PlanResourceChange.js';
+import type {
+  _tfplugin6_ReadDataSource_Request as ReadDataReq,
+  _tfplugin6_ReadDataSource_Response__Output as ReadDataRes,
+} from '../../src/plugin/generated/types/tfplugin6/ReadDataSource.js';
+import type {
+  _tfplugin6_ReadResource_Request as ReadReq,
+  _tfplugin6_ReadResource_Response__Output as ReadRes,
+} from '../../src/plugin/generated/types/tfplugin6/ReadResource.js';
+import type {
+  _tfplugin6_UpgradeResourceIdentity_Request as UpgradeIdentityReq,
+  _tfplugin6_UpgradeResourceIdentity_Response__Output as UpgradeIdentityRes,
+} from '../../src/plugin/generated/types/tfplugin6/UpgradeResourceIdentity.js';
+import type {
+  _tfplugin6_UpgradeResourceState_Request as UpgradeReq,
+  _tfplugin6_UpgradeResourceState_Response__Output as UpgradeRes,
+} from '../../src/plugin/generated/types/tfplugin6/UpgradeResourceState.js';
+import type {
+  _tfplugin6_ValidateDataResourceConfig_Request as ValidateDataReq,
+  _tfplugin6_ValidateDataResourceConfig_Response__Output as ValidateDataRes,
+} from '../../src/plugin/generated/types/tfplugin6/ValidateDataResourceConfig.js';
+import type {
+  _tfplugin6_ValidateProviderConfig_Request as ValidateProviderReq,
+  _tfplugin6_ValidateProviderConfig_Response__Output as ValidateProviderRes,
+} from '../../src/plugin/generated/types/tfplugin6/ValidateProviderConfig.js';
+import type {
+  _tfplugin6_ValidateResourceConfig_Request as ValidateReq,
+  _tfplugin6_ValidateResourceConfig_Response__Output as ValidateRes,
+} from '../../src/plugin/generated/types/tfplugin6/ValidateResourceConfig.js';
 import { PROVIDER_BUNDLE, requireFile } from './paths.js';
 
 /** What go-plugin's client puts into the plugin's environment. */
@@ -89,7 +128,9 @@ type UnaryStart<Res> = (metadata: grpc.Metadata, options: grpc.CallOptions, call
 /** A unary call with a deadline; a gRPC error status rejects with the ServiceError. */
 export function unary<Res>(start: UnaryStart<Res>, timeoutMs: number): Promise<Res> {
   return new Promise((resolve, reject) => {
-    start(new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(err) : res ? resolve(res) : reject(new Error('empty response'))));
+    start(new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) =>
+      err ? reject(err) : res ? resolve(res) : reject(new Error('empty response')),
+    );
   });
 }
 

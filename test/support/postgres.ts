@@ -109,7 +109,11 @@ export async function startPostgres(bin = findPostgresBin()): Promise<Postgres> 
           if (r.code !== 0) throw new Error(`createdb ${name} failed (${r.code}): ${r.stderr}`);
         },
         async query(database, sql) {
-          const r = await exec(path.join(bin, 'psql'), ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-c', sql], { cwd: dir, env });
+          const r = await exec(
+            path.join(bin, 'psql'),
+            ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', database, '-c', sql],
+            { cwd: dir, env },
+          );
           if (r.code !== 0) throw new Error(`psql failed (${r.code}): ${r.stderr}`);
           return r.stdout;
         },

@@ -21,7 +21,11 @@ const freeJson: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
     fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }).filter((n) => !Object.is(n, -0)),
     fc.string({ maxLength: 8 }),
     fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !k.includes('\u0000')), tie('value'), { maxKeys: 3 }),
+    fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !k.includes('\u0000')),
+      tie('value'),
+      { maxKeys: 3 },
+    ),
   ),
 })).value;
 
@@ -39,7 +43,8 @@ export function arbitraryFor(schema: Schema, references: ReferenceName, depth = 
     case 'string': {
       const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
       const max = typeof schema.maxLength === 'number' ? Math.min(schema.maxLength, 12) : 12;
-      const base = typeof schema.pattern === 'string' ? fc.stringMatching(new RegExp(schema.pattern)) : fc.string({ minLength: min, maxLength: Math.max(min, max) });
+      const base =
+        typeof schema.pattern === 'string' ? fc.stringMatching(new RegExp(schema.pattern)) : fc.string({ minLength: min, maxLength: Math.max(min, max) });
       return base.filter((s) => [...s].length >= min && (typeof schema.maxLength !== 'number' || [...s].length <= schema.maxLength));
     }
     case 'integer': {
@@ -48,7 +53,14 @@ export function arbitraryFor(schema: Schema, references: ReferenceName, depth = 
       return fc.integer({ min, max });
     }
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min: typeof schema.minimum === 'number' ? schema.minimum : -1e9, max: typeof schema.maximum === 'number' ? schema.maximum : 1e9 }).filter((n) => !Object.is(n, -0));
+      return fc
+        .double({
+          noNaN: true,
+          noDefaultInfinity: true,
+          min: typeof schema.minimum === 'number' ? schema.minimum : -1e9,
+          max: typeof schema.maximum === 'number' ? schema.maximum : 1e9,
+        })
+        .filter((n) => !Object.is(n, -0));
     case 'boolean':
       return fc.boolean();
     case 'array': {
@@ -56,7 +68,9 @@ export function arbitraryFor(schema: Schema, references: ReferenceName, depth = 
       const minLength = typeof schema.minItems === 'number' ? schema.minItems : 0;
       const maxLength = Math.max(minLength, typeof schema.maxItems === 'number' ? Math.min(schema.maxItems, 3) : 3);
       const element = depth > 3 ? freeJson : arbitraryFor(items, references, depth + 1);
-      return schema.uniqueItems === true ? fc.uniqueArray(element, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(element, { minLength, maxLength });
+      return schema.uniqueItems === true
+        ? fc.uniqueArray(element, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
+        : fc.array(element, { minLength, maxLength });
     }
     case 'object': {
       if (isRecord(schema.properties)) {
@@ -66,7 +80,10 @@ export function arbitraryFor(schema: Schema, references: ReferenceName, depth = 
         for (const [k, sub] of Object.entries(properties)) record[k] = arbitraryFor(sub, references, depth + 1);
         return fc.record(record, { requiredKeys: [...required] }) as fc.Arbitrary<Json>;
       }
-      if (isRecord(schema.additionalProperties)) return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), arbitraryFor(schema.additionalProperties as Schema, references, depth + 1), { maxKeys: 3 });
+      if (isRecord(schema.additionalProperties))
+        return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), arbitraryFor(schema.additionalProperties as Schema, references, depth + 1), {
+          maxKeys: 3,
+        });
       return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), freeJson, { maxKeys: 3 });
     }
     default:

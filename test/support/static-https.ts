@@ -19,10 +19,42 @@ export function makeTestCa(dir: string): TestCa {
   mkdirSync(dir, { recursive: true });
   const f = (n: string) => path.join(dir, n);
   const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=takoform test mirror CA', '-keyout', f('ca.key'), '-out', f('ca.pem'));
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=takoform test mirror CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+  );
   ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=localhost', '-keyout', f('server.key'), '-out', f('server.csr'));
   writeFileSync(f('server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n');
-  ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('server.ext'), '-out', f('server.pem'));
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    f('server.ext'),
+    '-out',
+    f('server.pem'),
+  );
   return { caFile: f('ca.pem'), certFile: f('server.pem'), keyFile: f('server.key') };
 }
 

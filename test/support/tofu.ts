@@ -25,7 +25,12 @@ export interface TofuWorkspace {
 }
 
 /** `example` is a folder to copy, or a map of file name → content to write. */
-export function createWorkspace(example: string | Record<string, string>, host: { url: string; token: string }, space = 'demo', cli: CliName = 'tofu'): TofuWorkspace {
+export function createWorkspace(
+  example: string | Record<string, string>,
+  host: { url: string; token: string },
+  space = 'demo',
+  cli: CliName = 'tofu',
+): TofuWorkspace {
   const binary = requireFile(CLIS[cli].binary, CLIS[cli].install);
   requireFile(PROVIDER_BUNDLE, 'run `npm run build` first');
   const base = mkdtempSync(path.join(tmpdir(), 'takoform-e2e-'));

@@ -28,7 +28,8 @@ export function readManifest(value: JsonValue | undefined): ManifestEntry[] {
     closed(value, ['apiVersion', 'kind', 'mainModule', 'modules']);
     const modules = entries(value.modules, 'name', 4096, 'modules');
     for (const module of modules) {
-      if (!MODULE_MEDIA_TYPES.includes(module.mediaType)) throw invalid(`module ${module.path} has media type ${module.mediaType}, which a WorkerBundle cannot load`);
+      if (!MODULE_MEDIA_TYPES.includes(module.mediaType))
+        throw invalid(`module ${module.path} has media type ${module.mediaType}, which a WorkerBundle cannot load`);
     }
     const main = modules.find((module) => module.path === value.mainModule);
     if (main === undefined || AUXILIARY_MODULE_MEDIA_TYPES.includes(main.mediaType)) {
@@ -52,7 +53,8 @@ function entries(value: JsonValue | undefined, nameMember: 'name' | 'path', maxi
     closed(entry, [nameMember, 'mediaType', 'size', 'digest'], at);
     const name = entry[nameMember];
     const { mediaType, size, digest } = entry;
-    if (typeof name !== 'string' || !isCanonicalPath(name)) throw invalid(`${at}.${nameMember} must be a relative, slash-separated path without . or .. segments`);
+    if (typeof name !== 'string' || !isCanonicalPath(name))
+      throw invalid(`${at}.${nameMember} must be a relative, slash-separated path without . or .. segments`);
     if (seen.has(name)) throw invalid(`${at}.${nameMember} "${name}" is listed twice`);
     seen.add(name);
     if (typeof mediaType !== 'string' || !MEDIA_TYPE.test(mediaType)) throw invalid(`${at}.mediaType must be type/subtype`);

@@ -20,10 +20,7 @@ interface Answer {
   readonly drop: boolean;
 }
 
-export function createRequestListener(
-  host: HostContext,
-  scheme: 'http' | 'https',
-): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(host: HostContext, scheme: 'http' | 'https'): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const requestId = host.nextRequestId();
     answer(host, req, requestId, scheme)

@@ -34,7 +34,8 @@ export type RouteName =
   | 'test-flip-ready'
   | 'test-remove';
 
-export type PathParameter = 'group' | 'kind' | 'name' | 'definitionVersion' | 'operationId' | 'contractName' | 'version' | 'protocol' | 'uploadId' | 'blobDigest' | 'manifestDigest';
+export type PathParameter =
+  'group' | 'kind' | 'name' | 'definitionVersion' | 'operationId' | 'contractName' | 'version' | 'protocol' | 'uploadId' | 'blobDigest' | 'manifestDigest';
 export type PathParameters = Readonly<Partial<Record<PathParameter, string>>>;
 
 export interface RouteMatch {

@@ -20,12 +20,7 @@ class TrialRollback extends Error {
   }
 }
 
-export async function acceptAsOperation(
-  host: HostContext,
-  tx: StoreTransaction,
-  request: RouteRequest,
-  plan: MutationPlan,
-): Promise<IdempotentOutcome> {
+export async function acceptAsOperation(host: HostContext, tx: StoreTransaction, request: RouteRequest, plan: MutationPlan): Promise<IdempotentOutcome> {
   try {
     await tx.savepoint(async () => {
       throw new TrialRollback(await plan.execute(tx));

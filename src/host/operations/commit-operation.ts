@@ -30,7 +30,8 @@ export async function commitDeferred(
 ): Promise<JsonObject> {
   try {
     const outcome = await tx.savepoint(() => runDeferred(host, tx, deferred, planners, queryKeys));
-    const body: JsonValue = outcome.response.body.length === 0 ? { deleted: true } : (JSON.parse(Buffer.from(outcome.response.body).toString('utf8')) as JsonValue);
+    const body: JsonValue =
+      outcome.response.body.length === 0 ? { deleted: true } : (JSON.parse(Buffer.from(outcome.response.body).toString('utf8')) as JsonValue);
     // Ambiguity A4: a delete's result is {"deleted": true}; apply and import wrap the resource.
     const result: JsonObject = outcome.response.status === 204 ? { deleted: true } : { resource: body };
     return succeededOperation(id, result);

@@ -25,12 +25,15 @@ export function startOperationWorker(host: HostContext, advance: AdvanceOperatio
     for (const id of due) {
       const tenant = (await host.store.transaction((tx) => tx.findOperation(id)))?.tenant;
       if (tenant === undefined) continue;
-      await host.store.transaction(async (tx) => {
-        const operation = await tx.findOperation(id);
-        if (operation === undefined || operation.pending === undefined) return;
-        if (!(await tx.acquireOperationLease(id, host.instanceId, host.operationLeaseMs))) return;
-        await advance(host, tx, operation);
-      }, { queue: tenant });
+      await host.store.transaction(
+        async (tx) => {
+          const operation = await tx.findOperation(id);
+          if (operation === undefined || operation.pending === undefined) return;
+          if (!(await tx.acquireOperationLease(id, host.instanceId, host.operationLeaseMs))) return;
+          await advance(host, tx, operation);
+        },
+        { queue: tenant },
+      );
     }
   };
   const timer = setInterval(() => {

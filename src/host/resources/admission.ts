@@ -42,9 +42,6 @@ export function assertStandardServices(form: InstalledForm, spec: JsonObject, sa
 /** A lifecycle operation the Definition does not declare is one this Host cannot serve. */
 export function requireCapability(form: InstalledForm, capability: LifecycleCapability): void {
   if (!hasCapability(form, capability)) {
-    throw new HostError(
-      'unsupported_capability',
-      `${describeFormRef(form.formRef)} does not declare the "${capability}" lifecycle capability`,
-    );
+    throw new HostError('unsupported_capability', `${describeFormRef(form.formRef)} does not declare the "${capability}" lifecycle capability`);
   }
 }

@@ -12,13 +12,7 @@ import type { DesiredSpecCheck } from '../spec-validation.js';
 import type { ResourceAddress, StoreTransaction, StoredResource } from '../store/store.js';
 import { admitSpec, assertStandardServices, requireCapability, resolveForm } from './admission.js';
 import { resourceNotFound, type ResourcePath } from './exact-resource.js';
-import {
-  agreedGenerationFence,
-  checkExpectedUid,
-  checkGenerationFence,
-  checkRevisionFence,
-  requireGenerationFence,
-} from './fences.js';
+import { agreedGenerationFence, checkExpectedUid, checkGenerationFence, checkRevisionFence, requireGenerationFence } from './fences.js';
 import { assertBindingSpendable, type BindingSubject } from './prepare-binding.js';
 import type { ApplyRequest } from './resource-request.js';
 import { renderResource } from './resource-representation.js';
@@ -95,10 +89,7 @@ async function update(host: HostContext, tx: StoreTransaction, plan: ApplyPlan, 
   const { preconditions, request, form, admitted } = plan;
   if (preconditions.ifNoneMatchStar) {
     // Names are unique per group/kind across definition versions (wire reference §6.1).
-    throw new HostError(
-      'generation_conflict',
-      `a ${current.address.kind} named "${current.address.name}" already exists in this space`,
-    );
+    throw new HostError('generation_conflict', `a ${current.address.kind} named "${current.address.name}" already exists in this space`);
   }
   if (!sameFormRef(current.formRef, request.formRef)) throw resourceNotFound(current.address);
   const fence = requireGenerationFence(plan.generationFence, 'an update');

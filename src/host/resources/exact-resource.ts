@@ -53,8 +53,5 @@ export async function findExactResource(
 
 /** Never says whether another tenant, or another exact FormRef, holds the name. */
 export function resourceNotFound(address: ResourceAddress): HostError {
-  return new HostError(
-    'resource_not_found',
-    `no ${address.kind} named "${address.name}" exists in this space under the requested exact FormRef`,
-  );
+  return new HostError('resource_not_found', `no ${address.kind} named "${address.name}" exists in this space under the requested exact FormRef`);
 }

@@ -25,20 +25,14 @@ export function requireGenerationFence(fence: string | undefined, operation: str
 
 export function checkGenerationFence(current: StoredResource, expected: string): void {
   if (current.generation !== expected) {
-    throw new HostError(
-      'generation_conflict',
-      `generation fence is stale: expected generation ${expected}, the resource is at ${current.generation}`,
-    );
+    throw new HostError('generation_conflict', `generation fence is stale: expected generation ${expected}, the resource is at ${current.generation}`);
   }
 }
 
 /** If-Match, when sent, must name the current revision. */
 export function checkRevisionFence(current: StoredResource, expectedRevision: string | undefined): void {
   if (expectedRevision !== undefined && current.revision !== expectedRevision) {
-    throw new HostError(
-      'revision_conflict',
-      `If-Match is stale: expected revision ${expectedRevision}, the resource is at ${current.revision}`,
-    );
+    throw new HostError('revision_conflict', `If-Match is stale: expected revision ${expectedRevision}, the resource is at ${current.revision}`);
   }
 }
 

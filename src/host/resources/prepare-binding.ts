@@ -77,11 +77,7 @@ export async function assertBindingSpendable(tx: StoreTransaction, prepareDigest
   const expected = bindingPayload(subject);
   if (stored.payload === canonicalJson(expected)) return;
   const differing = differingMembers(stored.payload, expected);
-  throw invalidArgument(
-    `review.prepareDigest was minted for a different ${differing.join(', ')}; prepare again`,
-    REVIEW_POINTER,
-    { differing },
-  );
+  throw invalidArgument(`review.prepareDigest was minted for a different ${differing.join(', ')}; prepare again`, REVIEW_POINTER, { differing });
 }
 
 function differingMembers(storedPayload: string, expected: PrepareBindingPayload): string[] {

@@ -45,8 +45,7 @@ export async function prepareResource(host: HostContext, tx: StoreTransaction, i
     if (generationFence !== undefined) throw resourceNotFound(address);
     throw new HostError(
       'generation_conflict',
-      `a ${address.kind} named "${address.name}" already exists in this space under definitionVersion ` +
-        `${current.formRef.definitionVersion}`,
+      `a ${address.kind} named "${address.name}" already exists in this space under definitionVersion ` + `${current.formRef.definitionVersion}`,
     );
   } else {
     checkGenerationFence(current, requireGenerationFence(generationFence, 'prepare'));

@@ -58,12 +58,7 @@ export async function checkPinnedConstraints(tx: StoreTransaction, subject: Cons
 }
 
 /** exclusive, claim and uniquePair. With `write`, takes the reservations for `holderUid`. */
-export async function reserveUniqueness(
-  tx: StoreTransaction,
-  subject: ConstraintSubject,
-  holderUid: string | undefined,
-  write: boolean,
-): Promise<void> {
+export async function reserveUniqueness(tx: StoreTransaction, subject: ConstraintSubject, holderUid: string | undefined, write: boolean): Promise<void> {
   const wanted: { namespace: string; value: string; pointer: string; rule: string }[] = [];
   const formKey = formRefKey(subject.form.formRef);
   for (const constraint of subject.form.definition.constraints) {

@@ -1,13 +1,7 @@
 // Reads the closed request envelopes of validate, prepare and apply (wire reference §8.1) into
 // typed values. Unknown members anywhere in the envelope are refused with the member's pointer;
 // the spec itself is judged later, against the exact Definition.
-import {
-  expectMembers,
-  expectObject,
-  expectString,
-  optionalString,
-  type StringGrammar,
-} from '../closed-document.js';
+import { expectMembers, expectObject, expectString, optionalString, type StringGrammar } from '../closed-document.js';
 import { invalidArgument } from '../errors.js';
 import { DIGEST_GRAMMAR, FORM_GROUP_GRAMMAR, FORM_KIND_GRAMMAR, readFormRef, type FormRef } from '../form-ref.js';
 import { isCounter, isResourceName, isSpaceId, isUid } from '../grammar.js';

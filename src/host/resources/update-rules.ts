@@ -13,23 +13,15 @@ import { SPEC_POINTER } from './admission.js';
 export function assertUpdatePermitted(form: InstalledForm, current: StoredResource, spec: JsonObject, specDigest: string): void {
   // Ambiguity A17: even a spec-identical apply to a revision is refused.
   if (form.definition.role === 'revision') {
-    throw invalidArgument(
-      `${form.formRef.kind} has the revision role: an existing revision is never applied again; create a new one under another name`,
-    );
+    throw invalidArgument(`${form.formRef.kind} has the revision role: an existing revision is never applied again; create a new one under another name`);
   }
   if (specDigest === current.specDigest) return;
   if (!hasCapability(form, 'update')) {
-    throw invalidArgument(
-      `${form.formRef.kind} declares no update capability: changing the spec needs a replacement (delete, then create)`,
-      SPEC_POINTER,
-    );
+    throw invalidArgument(`${form.formRef.kind} declares no update capability: changing the spec needs a replacement (delete, then create)`, SPEC_POINTER);
   }
   for (const pointer of form.definition.immutableFields) {
     if (!sameValue(resolvePointer(current.spec, pointer), resolvePointer(spec, pointer))) {
-      throw invalidArgument(
-        `${SPEC_POINTER}${pointer} is immutable for ${form.formRef.kind}: changing it needs a replacement`,
-        SPEC_POINTER + pointer,
-      );
+      throw invalidArgument(`${SPEC_POINTER}${pointer} is immutable for ${form.formRef.kind}: changing it needs a replacement`, SPEC_POINTER + pointer);
     }
   }
 }

@@ -9,7 +9,7 @@ import { runMutation } from './mutation.js';
 import { planResourceWrite } from './resource-write-plan.js';
 
 export function planApply(host: HostContext, request: RouteRequest): MutationPlan {
-    // Envelope refusals happen inside, so they are recorded under the key like any other answer.
+  // Envelope refusals happen inside, so they are recorded under the key like any other answer.
   return planResourceWrite(request, (tx, target) => applyResource(host, tx, { ...target, request: readApplyRequest(request.body) }));
 }
 

@@ -48,19 +48,23 @@ export async function handleBlobUpload(host: HostContext, request: RouteRequest)
   if (contentType !== undefined && contentType.split(';')[0].trim().toLowerCase() !== 'application/octet-stream') {
     throw invalidArgument('blob bytes must be sent as Content-Type: application/octet-stream');
   }
-  return host.store.transaction(async (tx) => {
-    const session = await ownedUpload(tx, request);
-    if (session.state !== 'open') throw invalidArgument(`upload ${session.id} is ${session.state}; start a new upload`);
-    const entry = readManifest(JSON.parse(session.manifest) as JsonValue).find((candidate) => candidate.digest === digest);
-    if (entry === undefined) throw new HostError('artifact_invalid', `the manifest of upload ${session.id} declares no blob ${digest}`);
-    const tenant = requireCaller(request).tenant;
-    if (await tx.holdsBlob(tenant, digest)) return noContentResponse();
-    if (sha256Digest(request.rawBody) !== digest) throw new HostError('artifact_invalid', `the bytes do not hash to ${digest}`);
-    if (request.rawBody.length !== entry.size) throw new HostError('artifact_invalid', `the blob is ${request.rawBody.length} bytes; the manifest says ${entry.size}`);
-    await tx.saveBlob(digest, request.rawBody);
-    await tx.grantBlob(tenant, digest);
-    return { status: 201, body: new Uint8Array(0) };
-  }, { queue: requireCaller(request).tenant });
+  return host.store.transaction(
+    async (tx) => {
+      const session = await ownedUpload(tx, request);
+      if (session.state !== 'open') throw invalidArgument(`upload ${session.id} is ${session.state}; start a new upload`);
+      const entry = readManifest(JSON.parse(session.manifest) as JsonValue).find((candidate) => candidate.digest === digest);
+      if (entry === undefined) throw new HostError('artifact_invalid', `the manifest of upload ${session.id} declares no blob ${digest}`);
+      const tenant = requireCaller(request).tenant;
+      if (await tx.holdsBlob(tenant, digest)) return noContentResponse();
+      if (sha256Digest(request.rawBody) !== digest) throw new HostError('artifact_invalid', `the bytes do not hash to ${digest}`);
+      if (request.rawBody.length !== entry.size)
+        throw new HostError('artifact_invalid', `the blob is ${request.rawBody.length} bytes; the manifest says ${entry.size}`);
+      await tx.saveBlob(digest, request.rawBody);
+      await tx.grantBlob(tenant, digest);
+      return { status: 201, body: new Uint8Array(0) };
+    },
+    { queue: requireCaller(request).tenant },
+  );
 }
 
 export function handleUploadCommit(host: HostContext, request: RouteRequest): Promise<HostResponse> {

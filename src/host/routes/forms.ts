@@ -3,14 +3,7 @@
 // not have, the answer is form_unknown rather than an empty list (ambiguity A5).
 import type { InstalledForm } from '../catalog.js';
 import { HostError } from '../errors.js';
-import {
-  DEFINITION_VERSION_GRAMMAR,
-  DIGEST_GRAMMAR,
-  FORM_GROUP_GRAMMAR,
-  FORM_KIND_GRAMMAR,
-  describeFormRef,
-  formRefJson,
-} from '../form-ref.js';
+import { DEFINITION_VERSION_GRAMMAR, DIGEST_GRAMMAR, FORM_GROUP_GRAMMAR, FORM_KIND_GRAMMAR, describeFormRef, formRefJson } from '../form-ref.js';
 import type { HostContext } from '../host-context.js';
 import { optionalQueryValue } from '../http/query.js';
 import { jsonResponse, type HostResponse } from '../http/response.js';

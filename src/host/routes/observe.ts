@@ -18,17 +18,20 @@ import { resourcePath } from './resource-path.js';
 export async function handleObserve(host: HostContext, request: RouteRequest): Promise<HostResponse> {
   const target = readExactResourceQuery(requireCaller(request), resourcePath(request), request.query);
   const fence = requireGenerationFence(readGenerationFence(request.headers), 'observe');
-  const resource = await host.store.transaction(async (tx) => {
-    const { form, resource: current } = await findExactResource(host, tx, target);
-    requireCapability(form, 'observe');
-    checkGenerationFence(current, fence);
-    const problem = await relationHealth(tx, await tx.relationsOf(current.uid));
-    if (problem === undefined) return current;
-    const status = notReadyStatus(current.status, problem, host.now());
-    if (canonicalJson(status) === canonicalJson(current.status)) return current;
-    const observed = { ...current, status, revision: nextCounter(current.revision) };
-    await tx.updateResource(observed);
-    return observed;
-  }, { queue: requireCaller(request).tenant });
+  const resource = await host.store.transaction(
+    async (tx) => {
+      const { form, resource: current } = await findExactResource(host, tx, target);
+      requireCapability(form, 'observe');
+      checkGenerationFence(current, fence);
+      const problem = await relationHealth(tx, await tx.relationsOf(current.uid));
+      if (problem === undefined) return current;
+      const status = notReadyStatus(current.status, problem, host.now());
+      if (canonicalJson(status) === canonicalJson(current.status)) return current;
+      const observed = { ...current, status, revision: nextCounter(current.revision) };
+      await tx.updateResource(observed);
+      return observed;
+    },
+    { queue: requireCaller(request).tenant },
+  );
   return jsonResponse(200, { resource: renderResource(resource) }, etagOfRevision(resource.revision));
 }

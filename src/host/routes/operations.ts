@@ -26,22 +26,25 @@ const queryKeysOf = (route: RouteName): readonly string[] => (route === 'delete'
 
 export async function handleOperation(host: HostContext, request: RouteRequest): Promise<HostResponse> {
   const id = operationId(request);
-  return host.store.transaction(async (tx) => {
-    const operation = await ownedOperation(tx, request, id);
-    if (operation.pending === undefined) return documentResponse(operation.document);
-    if (operation.pollsLeft > 0) {
-      await tx.saveOperation({ ...operation, pollsLeft: operation.pollsLeft - 1 });
-      return pendingResponse(operation.document);
-    }
-    // Due. Only the process holding the lease advances it; a lease held by another live process
-    // stays with it: that process's worker commits it (operation-worker.ts), and the client's next
-    // poll, wherever it lands, sees the outcome. A dead holder's lease expires and is taken here.
-    if (!(await tx.acquireOperationLease(id, host.instanceId, host.operationLeaseMs))) {
-      await tx.requestOperationCommit(id);
-      return pendingResponse(operation.document);
-    }
-    return documentResponse(await advanceOperation(host, tx, operation));
-  }, { queue: requireCaller(request).tenant });
+  return host.store.transaction(
+    async (tx) => {
+      const operation = await ownedOperation(tx, request, id);
+      if (operation.pending === undefined) return documentResponse(operation.document);
+      if (operation.pollsLeft > 0) {
+        await tx.saveOperation({ ...operation, pollsLeft: operation.pollsLeft - 1 });
+        return pendingResponse(operation.document);
+      }
+      // Due. Only the process holding the lease advances it; a lease held by another live process
+      // stays with it: that process's worker commits it (operation-worker.ts), and the client's next
+      // poll, wherever it lands, sees the outcome. A dead holder's lease expires and is taken here.
+      if (!(await tx.acquireOperationLease(id, host.instanceId, host.operationLeaseMs))) {
+        await tx.requestOperationCommit(id);
+        return pendingResponse(operation.document);
+      }
+      return documentResponse(await advanceOperation(host, tx, operation));
+    },
+    { queue: requireCaller(request).tenant },
+  );
 }
 
 /**

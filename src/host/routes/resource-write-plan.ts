@@ -17,7 +17,10 @@ export interface ResourceWriteTarget {
   readonly preconditions: ApplyPreconditions;
 }
 
-export function planResourceWrite(request: RouteRequest, execute: (tx: StoreTransaction, target: ResourceWriteTarget) => Promise<IdempotentOutcome>): MutationPlan {
+export function planResourceWrite(
+  request: RouteRequest,
+  execute: (tx: StoreTransaction, target: ResourceWriteTarget) => Promise<IdempotentOutcome>,
+): MutationPlan {
   const caller = requireCaller(request);
   const path = resourcePath(request);
   const preconditions: ApplyPreconditions = {

@@ -198,10 +198,8 @@ function addressValues(address: ResourceAddress): string[] {
 
 function transactionView(client: Client): StoreTransaction {
   let savepoints = 0;
-  const rows = async <R extends pg.QueryResultRow>(sql: string, values: readonly unknown[]): Promise<R[]> =>
-    (await client.query<R>(sql, [...values])).rows;
-  const first = async <R extends pg.QueryResultRow>(sql: string, values: readonly unknown[]): Promise<R | undefined> =>
-    (await rows<R>(sql, values))[0];
+  const rows = async <R extends pg.QueryResultRow>(sql: string, values: readonly unknown[]): Promise<R[]> => (await client.query<R>(sql, [...values])).rows;
+  const first = async <R extends pg.QueryResultRow>(sql: string, values: readonly unknown[]): Promise<R | undefined> => (await rows<R>(sql, values))[0];
   const run = async (sql: string, values: readonly unknown[]): Promise<number> => (await client.query(sql, [...values])).rowCount ?? 0;
 
   return {
@@ -219,7 +217,22 @@ function transactionView(client: Client): StoreTransaction {
         `INSERT INTO resources (uid, tenant, space, form_group, kind, name, definition_version, schema_digest,
            package_digest, generation, revision, spec_json, spec_digest, status_json)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-        [r.uid, r.tenant, r.space, r.form_group, r.kind, r.name, r.definition_version, r.schema_digest, r.package_digest, r.generation, r.revision, r.spec_json, r.spec_digest, r.status_json],
+        [
+          r.uid,
+          r.tenant,
+          r.space,
+          r.form_group,
+          r.kind,
+          r.name,
+          r.definition_version,
+          r.schema_digest,
+          r.package_digest,
+          r.generation,
+          r.revision,
+          r.spec_json,
+          r.spec_digest,
+          r.status_json,
+        ],
       );
     },
     updateResource: async (resource) => {
@@ -243,24 +256,30 @@ function transactionView(client: Client): StoreTransaction {
           `INSERT INTO relations (source_uid, pointer, relation, target_tenant, target_space, target_group, target_kind,
              target_name, target_uid, target_version, target_digest, binding_ref)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-          [r.source_uid, r.pointer, r.relation, r.target_tenant, r.target_space, r.target_group, r.target_kind, r.target_name, r.target_uid, r.target_version, r.target_digest, r.binding_ref],
+          [
+            r.source_uid,
+            r.pointer,
+            r.relation,
+            r.target_tenant,
+            r.target_space,
+            r.target_group,
+            r.target_kind,
+            r.target_name,
+            r.target_uid,
+            r.target_version,
+            r.target_digest,
+            r.binding_ref,
+          ],
         );
       }
     },
-    relationsOf: async (sourceUid) =>
-      (await rows<RelationRow>('SELECT * FROM relations WHERE source_uid = $1 ORDER BY pointer', [sourceUid])).map(pinFromRow),
+    relationsOf: async (sourceUid) => (await rows<RelationRow>('SELECT * FROM relations WHERE source_uid = $1 ORDER BY pointer', [sourceUid])).map(pinFromRow),
     relationsTargetingAddress: async (address) =>
-      (await rows<RelationRow>(`SELECT * FROM relations WHERE ${TARGET_MATCH} ORDER BY source_uid, pointer`, addressValues(address))).map(
-        dependentFromRow,
-      ),
+      (await rows<RelationRow>(`SELECT * FROM relations WHERE ${TARGET_MATCH} ORDER BY source_uid, pointer`, addressValues(address))).map(dependentFromRow),
     relationsTargetingUid: async (uid) =>
       (await rows<RelationRow>('SELECT * FROM relations WHERE target_uid = $1 ORDER BY source_uid, pointer', [uid])).map(dependentFromRow),
     findReservation: async (tenant, namespace, value) => {
-      const row = await first<ReservationRow>('SELECT * FROM reservations WHERE tenant = $1 AND namespace = $2 AND value = $3', [
-        tenant,
-        namespace,
-        value,
-      ]);
+      const row = await first<ReservationRow>('SELECT * FROM reservations WHERE tenant = $1 AND namespace = $2 AND value = $3', [tenant, namespace, value]);
       return row === undefined ? undefined : reservationFromRow(row);
     },
     // Plain INSERT: a second holder is a constraint failure, never a silent overwrite.
@@ -336,10 +355,11 @@ function transactionView(client: Client): StoreTransaction {
       return row === undefined ? undefined : uploadFromRow(row);
     },
     findOpenUpload: async (tenant, principal, manifestDigest) => {
-      const row = await first<UploadRow>(
-        `SELECT * FROM upload_sessions WHERE tenant = $1 AND principal = $2 AND manifest_digest = $3 AND state = 'open'`,
-        [tenant, principal, manifestDigest],
-      );
+      const row = await first<UploadRow>(`SELECT * FROM upload_sessions WHERE tenant = $1 AND principal = $2 AND manifest_digest = $3 AND state = 'open'`, [
+        tenant,
+        principal,
+        manifestDigest,
+      ]);
       return row === undefined ? undefined : uploadFromRow(row);
     },
     saveUpload: async (upload) => {
@@ -355,8 +375,7 @@ function transactionView(client: Client): StoreTransaction {
       await run('INSERT INTO blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT DO NOTHING', [digest, Buffer.from(bytes)]);
     },
     hasBlobBytes: async (digest) => (await first('SELECT 1 AS one FROM blobs WHERE digest = $1', [digest])) !== undefined,
-    holdsBlob: async (tenant, digest) =>
-      (await first('SELECT 1 AS one FROM blob_holdings WHERE tenant = $1 AND digest = $2', [tenant, digest])) !== undefined,
+    holdsBlob: async (tenant, digest) => (await first('SELECT 1 AS one FROM blob_holdings WHERE tenant = $1 AND digest = $2', [tenant, digest])) !== undefined,
     grantBlob: async (tenant, digest) => {
       await run('INSERT INTO blob_holdings (tenant, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING', [tenant, digest]);
     },

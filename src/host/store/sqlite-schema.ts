@@ -142,9 +142,7 @@ export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
 export function migrateSqliteSchema(db: Database.Database): void {
   const current = db.pragma('user_version', { simple: true });
   if (typeof current !== 'number' || current > SQLITE_SCHEMA_VERSION) {
-    throw new Error(
-      `database schema version ${String(current)} is newer than this Host understands (${SQLITE_SCHEMA_VERSION})`,
-    );
+    throw new Error(`database schema version ${String(current)} is newer than this Host understands (${SQLITE_SCHEMA_VERSION})`);
   }
   for (let version = current; version < SQLITE_SCHEMA_VERSION; version++) {
     db.transaction(() => {

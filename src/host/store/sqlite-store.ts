@@ -220,8 +220,7 @@ export class SqliteHostStore implements HostStore {
 type Statements = ReturnType<typeof prepareStatements>;
 
 const ADDRESS_MATCH = 'tenant = @tenant AND space = @space AND form_group = @form_group AND kind = @kind AND name = @name';
-const TARGET_MATCH =
-  'target_tenant = @tenant AND target_space = @space AND target_group = @form_group AND target_kind = @kind AND target_name = @name';
+const TARGET_MATCH = 'target_tenant = @tenant AND target_space = @space AND target_group = @form_group AND target_kind = @kind AND target_name = @name';
 
 // Prepared once per connection; the return type names the statements for the class field.
 function prepareStatements(db: Database.Database) {
@@ -249,38 +248,24 @@ function prepareStatements(db: Database.Database) {
          @target_name, @target_uid, @target_version, @target_digest, @binding_ref)`,
     ),
     relationsOf: db.prepare<[string], RelationRow>('SELECT * FROM relations WHERE source_uid = ? ORDER BY pointer'),
-    relationsTargetingAddress: db.prepare<AddressParams, RelationRow>(
-      `SELECT * FROM relations WHERE ${TARGET_MATCH} ORDER BY source_uid, pointer`,
-    ),
-    relationsTargetingUid: db.prepare<[string], RelationRow>(
-      'SELECT * FROM relations WHERE target_uid = ? ORDER BY source_uid, pointer',
-    ),
-    findReservation: db.prepare<[string, string, string], ReservationRow>(
-      'SELECT * FROM reservations WHERE tenant = ? AND namespace = ? AND value = ?',
-    ),
+    relationsTargetingAddress: db.prepare<AddressParams, RelationRow>(`SELECT * FROM relations WHERE ${TARGET_MATCH} ORDER BY source_uid, pointer`),
+    relationsTargetingUid: db.prepare<[string], RelationRow>('SELECT * FROM relations WHERE target_uid = ? ORDER BY source_uid, pointer'),
+    findReservation: db.prepare<[string, string, string], ReservationRow>('SELECT * FROM reservations WHERE tenant = ? AND namespace = ? AND value = ?'),
     // Plain INSERT: a second holder of one (tenant, namespace, value) is a constraint failure,
     // never a silent overwrite (callers check first; this is the engine-level guard).
     saveReservation: db.prepare<ReservationRow>(
       'INSERT INTO reservations (tenant, namespace, value, holder_uid) VALUES (@tenant, @namespace, @value, @holder_uid)',
     ),
-    reservationsHeldBy: db.prepare<[string], ReservationRow>(
-      'SELECT * FROM reservations WHERE holder_uid = ? ORDER BY namespace, value',
-    ),
-    deleteReservation: db.prepare<[string, string, string]>(
-      'DELETE FROM reservations WHERE tenant = ? AND namespace = ? AND value = ?',
-    ),
+    reservationsHeldBy: db.prepare<[string], ReservationRow>('SELECT * FROM reservations WHERE holder_uid = ? ORDER BY namespace, value'),
+    deleteReservation: db.prepare<[string, string, string]>('DELETE FROM reservations WHERE tenant = ? AND namespace = ? AND value = ?'),
     bumpSequence: db.prepare<[string, string]>(
       `INSERT INTO sequences (tenant, name, value) VALUES (?, ?, 1)
        ON CONFLICT (tenant, name) DO UPDATE SET value = value + 1`,
     ),
     readSequence: db.prepare<[string, string], { value: number }>('SELECT value FROM sequences WHERE tenant = ? AND name = ?'),
-    findPrepareBinding: db.prepare<[string, string], { payload: string }>(
-      'SELECT payload FROM prepare_bindings WHERE digest = ? AND tenant = ?',
-    ),
+    findPrepareBinding: db.prepare<[string, string], { payload: string }>('SELECT payload FROM prepare_bindings WHERE digest = ? AND tenant = ?'),
     // A digest determines its payload, so saving the same binding again changes nothing.
-    savePrepareBinding: db.prepare<[string, string, string]>(
-      'INSERT OR IGNORE INTO prepare_bindings (digest, tenant, payload) VALUES (?, ?, ?)',
-    ),
+    savePrepareBinding: db.prepare<[string, string, string]>('INSERT OR IGNORE INTO prepare_bindings (digest, tenant, payload) VALUES (?, ?, ?)'),
     findIdempotencyRecord: db.prepare<ScopeParams, IdempotencyRow>(
       `SELECT * FROM idempotency_records
        WHERE tenant = @tenant AND principal = @principal AND space = @space AND idempotency_key = @idempotency_key`,
@@ -324,15 +309,9 @@ function prepareStatements(db: Database.Database) {
     ),
     saveBlob: db.prepare<[string, Buffer]>('INSERT OR IGNORE INTO blobs (digest, bytes) VALUES (?, ?)'),
     hasBlob: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM blobs WHERE digest = ?'),
-    holdsBlob: db.prepare<[string, string], { one: number }>(
-      'SELECT 1 AS one FROM blob_holdings WHERE tenant = ? AND digest = ?',
-    ),
+    holdsBlob: db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM blob_holdings WHERE tenant = ? AND digest = ?'),
     grantBlob: db.prepare<[string, string]>('INSERT OR IGNORE INTO blob_holdings (tenant, digest) VALUES (?, ?)'),
-    findManifest: db.prepare<[string, string], { manifest: string }>(
-      'SELECT manifest FROM manifest_holdings WHERE tenant = ? AND manifest_digest = ?',
-    ),
-    grantManifest: db.prepare<[string, string, string]>(
-      'INSERT OR IGNORE INTO manifest_holdings (tenant, manifest_digest, manifest) VALUES (?, ?, ?)',
-    ),
+    findManifest: db.prepare<[string, string], { manifest: string }>('SELECT manifest FROM manifest_holdings WHERE tenant = ? AND manifest_digest = ?'),
+    grantManifest: db.prepare<[string, string, string]>('INSERT OR IGNORE INTO manifest_holdings (tenant, manifest_digest, manifest) VALUES (?, ?, ?)'),
   };
 }

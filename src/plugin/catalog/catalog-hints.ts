@@ -38,11 +38,22 @@ export function catalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<stri
   if (missing.length) {
     // Core would have suggested a close name for a typo; keep that help.
     const list = missing.map(([type, where]) => `${type} (${where}${closest(type, known) ? `; did you mean ${closest(type, known)}?` : ''})`).join(', ');
-    const what = loaded.found ? `The Form catalog ${whereItLooked(loaded, env)} has no ${missing.length === 1 ? 'type' : 'types'} ${list}` : `No Form catalog: the provider looked for ${whereItLooked(loaded, env)}, so it has no resource type ${list}`;
+    const what = loaded.found
+      ? `The Form catalog ${whereItLooked(loaded, env)} has no ${missing.length === 1 ? 'type' : 'types'} ${list}`
+      : `No Form catalog: the provider looked for ${whereItLooked(loaded, env)}, so it has no resource type ${list}`;
     return [errorDiag(loaded.found ? 'Resource type not in the Form catalog' : 'No Form catalog', `${what}.\n\n${HOW(loaded, env)}`)];
   }
-  if (!loaded.found) return [warningDiag('No Form catalog', `The provider looked for ${whereItLooked(loaded, env)} and found none, so it offers no typed resource types.\n\n${HOW(loaded, env)}`)];
-  if (loaded.catalog.forms.length === 0) return [warningDiag('Empty Form catalog', `${whereItLooked(loaded, env)} has no Forms, so the provider offers no typed resource types.\n\n${HOW(loaded, env)}`)];
+  if (!loaded.found)
+    return [
+      warningDiag(
+        'No Form catalog',
+        `The provider looked for ${whereItLooked(loaded, env)} and found none, so it offers no typed resource types.\n\n${HOW(loaded, env)}`,
+      ),
+    ];
+  if (loaded.catalog.forms.length === 0)
+    return [
+      warningDiag('Empty Form catalog', `${whereItLooked(loaded, env)} has no Forms, so the provider offers no typed resource types.\n\n${HOW(loaded, env)}`),
+    ];
   return [];
 }
 
@@ -66,7 +77,9 @@ export function resourceTypesInConfiguration(cwd = process.cwd(), env: NodeJS.Pr
   for (const dir of moduleDirs(cwd, env)) {
     let names: string[];
     try {
-      names = readdirSync(dir).filter((n) => n.endsWith('.tf') || n.endsWith('.tf.json')).sort();
+      names = readdirSync(dir)
+        .filter((n) => n.endsWith('.tf') || n.endsWith('.tf.json'))
+        .sort();
     } catch {
       continue;
     }
@@ -112,7 +125,10 @@ function typesInHcl(text: string): [string, number][] {
 function typesInJson(text: string): [string, number][] {
   const doc = JSON.parse(text) as { resource?: unknown };
   const blocks = Array.isArray(doc.resource) ? doc.resource : [doc.resource];
-  return blocks.flatMap((b) => (typeof b === 'object' && b !== null ? Object.keys(b) : [])).filter((t) => t.startsWith('takoform_')).map((t): [string, number] => [t, 1]);
+  return blocks
+    .flatMap((b) => (typeof b === 'object' && b !== null ? Object.keys(b) : []))
+    .filter((t) => t.startsWith('takoform_'))
+    .map((t): [string, number] => [t, 1]);
 }
 
 /** A known name within a small edit distance of `name` (a typo), or undefined. */

@@ -33,10 +33,13 @@ export function readFormPackage(dir: string): FormPackage {
       return fail(`cannot read ${path.basename(file)}: ${(e as Error).message}`);
     }
     const doc = parseIJson(bytes);
-    return typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : fail(`${path.basename(file)} is not a JSON object`);
+    return typeof doc === 'object' && doc !== null && !Array.isArray(doc)
+      ? (doc as Record<string, unknown>)
+      : fail(`${path.basename(file)} is not a JSON object`);
   };
   const index = readJson(path.join(dir, 'package-index.json'));
-  if (index.apiVersion !== 'packages.forms.takoform.com/v1alpha5' || index.kind !== 'FormPackage') fail('package-index.json is not a packages.forms.takoform.com/v1alpha5 FormPackage');
+  if (index.apiVersion !== 'packages.forms.takoform.com/v1alpha5' || index.kind !== 'FormPackage')
+    fail('package-index.json is not a packages.forms.takoform.com/v1alpha5 FormPackage');
   const ref = index.formRef as FormRef;
   const files = Array.isArray(index.files) ? (index.files as { path: string; size: number; digest: string }[]) : fail('package-index.json lists no files');
   for (const f of files) {
@@ -47,7 +50,8 @@ export function readFormPackage(dir: string): FormPackage {
   const definitionPath = typeof index.definitionPath === 'string' ? index.definitionPath : 'definition.json';
   const definition = readJson(path.join(dir, definitionPath));
   if (jcsDigest(definition) !== ref.schemaDigest) fail(`the Definition's RFC 8785 digest is not ${ref.schemaDigest}`);
-  if (definition.apiVersion !== ref.apiVersion || definition.kind !== ref.kind || definition.definitionVersion !== ref.definitionVersion) fail('the Definition names another Form than its package index');
+  if (definition.apiVersion !== ref.apiVersion || definition.kind !== ref.kind || definition.definitionVersion !== ref.definitionVersion)
+    fail('the Definition names another Form than its package index');
   return {
     formRef: { apiVersion: ref.apiVersion, kind: ref.kind, definitionVersion: ref.definitionVersion, schemaDigest: ref.schemaDigest },
     packageDigest: jcsDigest(index),

@@ -46,7 +46,10 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
     const diff = diffCatalogs(previous, next);
     io.out(`${previous ? `changes against ${file}` : `new lock ${file}`}:\n${indent(formatDiff(diff))}`);
 
-    const unverified = next.forms.filter((f) => !f.packageVerified).map((f) => f.typeName).sort();
+    const unverified = next.forms
+      .filter((f) => !f.packageVerified)
+      .map((f) => f.typeName)
+      .sort();
     if (unverified.length) {
       io.err(
         `warning: no verified Form Package for ${unverified.join(', ')}: the lock has no role, immutable fields, output schema or constraints for ${unverified.length === 1 ? 'it' : 'them'}, ` +
@@ -56,13 +59,18 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
     }
 
     const losses = lossesOf(diff);
-    const refused = [...(args.includes(ALLOW_REMOVALS) ? [] : losses.removals.map((l) => `${l} (allow with ${ALLOW_REMOVALS})`)), ...(args.includes(ALLOW_METADATA_LOSS) ? [] : losses.metadata.map((l) => `${l} (allow with ${ALLOW_METADATA_LOSS})`))];
+    const refused = [
+      ...(args.includes(ALLOW_REMOVALS) ? [] : losses.removals.map((l) => `${l} (allow with ${ALLOW_REMOVALS})`)),
+      ...(args.includes(ALLOW_METADATA_LOSS) ? [] : losses.metadata.map((l) => `${l} (allow with ${ALLOW_METADATA_LOSS})`)),
+    ];
     if (check) {
       if (existing === text) {
         io.out(`${file} is current\n`);
         return 0;
       }
-      io.err(`${file} is not current: \`${LOCK_COMMAND}\` would ${existing === undefined ? 'create it' : 'change it as listed above'}${refused.length ? `, and would refuse:\n${refused.map((l) => `  - ${l}\n`).join('')}` : '\n'}`);
+      io.err(
+        `${file} is not current: \`${LOCK_COMMAND}\` would ${existing === undefined ? 'create it' : 'change it as listed above'}${refused.length ? `, and would refuse:\n${refused.map((l) => `  - ${l}\n`).join('')}` : '\n'}`,
+      );
       return 1;
     }
     if (refused.length) {

@@ -51,7 +51,8 @@ export function diffCatalogs(previous: Catalog | undefined, next: Catalog): Cata
     const other: string[] = [];
     if (sameFormRef(old.formRef, now.formRef)) {
       for (const m of PACKAGE_METADATA) if (has(old, m) && has(now, m) && canonicalJson(old[m]) !== canonicalJson(now[m])) other.push(`${m} changed`);
-      if (old.operations.join() !== now.operations.join()) other.push(`operations ${old.operations.join(', ') || 'none'} → ${now.operations.join(', ') || 'none'}`);
+      if (old.operations.join() !== now.operations.join())
+        other.push(`operations ${old.operations.join(', ') || 'none'} → ${now.operations.join(', ') || 'none'}`);
       if (old.packageDigest !== now.packageDigest) other.push(`packageDigest ${old.packageDigest ?? 'none'} → ${now.packageDigest ?? 'none'}`);
       if (old.title !== now.title || old.description !== now.description) other.push('title or description changed');
     }
@@ -78,9 +79,11 @@ export function lossesOf(diff: CatalogDiff): Losses {
   const removals: string[] = [];
   const metadata: string[] = [];
   for (const c of diff.changes) {
-    if (c.change === 'removed') removals.push(`${c.typeName} (${formatFormRef(c.form.formRef)}) would be removed: the Host no longer offers that Form to this principal in this space`);
+    if (c.change === 'removed')
+      removals.push(`${c.typeName} (${formatFormRef(c.form.formRef)}) would be removed: the Host no longer offers that Form to this principal in this space`);
     if (c.change === 'repointed') removals.push(`${c.typeName} would be re-pointed from ${formatFormRef(c.from.formRef)} to ${formatFormRef(c.to.formRef)}`);
-    if (c.change === 'metadata' && c.lost.length) metadata.push(`${c.typeName} would lose ${c.lost.join(', ')} (no verified Form Package for ${c.typeName} was given)`);
+    if (c.change === 'metadata' && c.lost.length)
+      metadata.push(`${c.typeName} would lose ${c.lost.join(', ')} (no verified Form Package for ${c.typeName} was given)`);
   }
   return { removals, metadata };
 }

@@ -24,7 +24,12 @@ export interface LockOptions {
 }
 
 export async function lockCatalog(options: LockOptions): Promise<Catalog> {
-  const client = new HostClient({ endpoint: options.endpoint, token: options.token, userAgent: 'terraform-provider-takoform/catalog-lock', ...(options.caFile ? { caFile: options.caFile } : {}) });
+  const client = new HostClient({
+    endpoint: options.endpoint,
+    token: options.token,
+    userAgent: 'terraform-provider-takoform/catalog-lock',
+    ...(options.caFile ? { caFile: options.caFile } : {}),
+  });
   try {
     const previous = options.previous;
     const packages = readFormPackages(options.packageDirs ?? []);
@@ -52,7 +57,8 @@ export async function lockCatalog(options: LockOptions): Promise<Catalog> {
       });
     }
     for (const p of packages) {
-      if (!forms.some((f) => sameFormRef(f.formRef, p.formRef))) options.warn?.(`package ${formatFormRef(p.formRef)} matches no Form this Host offers in space ${options.space}`);
+      if (!forms.some((f) => sameFormRef(f.formRef, p.formRef)))
+        options.warn?.(`package ${formatFormRef(p.formRef)} matches no Form this Host offers in space ${options.space}`);
     }
     return { formatVersion: CATALOG_FORMAT_VERSION, forms: assignTypeNames(forms, previous?.forms ?? []) };
   } finally {
@@ -87,7 +93,9 @@ export function assignTypeNames(forms: readonly CatalogForm[], previous: readonl
       if (sameGroup.length > 1) name += `_v${form.formRef.definitionVersion.replace(/[^0-9a-z]+/gi, '_').toLowerCase()}`;
     }
     if (taken.has(name)) {
-      throw new CatalogError(`cannot name ${formatFormRef(form.formRef)}: ${name} is already used by ${formatFormRef(taken.get(name)!.formRef)}; rename it in the lock file`);
+      throw new CatalogError(
+        `cannot name ${formatFormRef(form.formRef)}: ${name} is already used by ${formatFormRef(taken.get(name)!.formRef)}; rename it in the lock file`,
+      );
     }
     taken.set(name, form);
     result.push({ ...form, typeName: name });

@@ -20,7 +20,9 @@ export async function writeCdktfBindings(catalog: Catalog, outDir: string, proje
     }
   }
   if (!generate) {
-    throw new Error(`neither @cdktf/provider-generator nor @cdktn/provider-generator (with jsii-pacmak) is installed in ${projectDir}; add them to your CDKTF project`);
+    throw new Error(
+      `neither @cdktf/provider-generator nor @cdktn/provider-generator (with jsii-pacmak) is installed in ${projectDir}; add them to your CDKTF project`,
+    );
   }
   await generate(path.resolve(outDir), providerSchemaJson(catalog));
 }

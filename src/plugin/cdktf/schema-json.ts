@@ -44,7 +44,12 @@ function blockJson(block: TfBlock): Record<string, unknown> {
 function attributeJson(a: TfAttribute): Record<string, unknown> {
   return {
     ...(a.nested
-      ? { nested_type: { nesting_mode: a.nested.nesting.toLowerCase(), attributes: Object.fromEntries(a.nested.attributes.map((n) => [n.name, attributeJson(n)])) } }
+      ? {
+          nested_type: {
+            nesting_mode: a.nested.nesting.toLowerCase(),
+            attributes: Object.fromEntries(a.nested.attributes.map((n) => [n.name, attributeJson(n)])),
+          },
+        }
       : { type: typeToJson(a.type!) }),
     ...(a.description ? { description: a.description, description_kind: 'markdown' } : {}),
     ...(a.required ? { required: true } : {}),

@@ -46,7 +46,12 @@ const formsSchema: TfSchema = {
     description: 'The Forms the Host offers in a space, with what it supports for each.',
     attributes: [
       { name: 'space', type: T.string, optional: true, computed: true, description: 'Space to ask about; defaults to the provider `space`.' },
-      { name: 'forms', type: T.list(FORM_ENTRY), computed: true, description: 'One entry per exact FormRef, sorted; `type_name` is the resource type in this catalog, or null.' },
+      {
+        name: 'forms',
+        type: T.list(FORM_ENTRY),
+        computed: true,
+        description: 'One entry per exact FormRef, sorted; `type_name` is the resource type in this catalog, or null.',
+      },
     ],
   },
 };
@@ -80,7 +85,8 @@ export const DATA_SOURCES: readonly DataSource[] = [
     valueType: impliedType(formsSchema.block),
     async read(config, host) {
       const space = typeof config.space === 'string' ? config.space : host.defaultSpace;
-      if (!host.client) return { state: null, diagnostics: [errorDiag('Provider not configured', 'Reading takoform_forms needs the provider `endpoint` and `token`.')] };
+      if (!host.client)
+        return { state: null, diagnostics: [errorDiag('Provider not configured', 'Reading takoform_forms needs the provider `endpoint` and `token`.')] };
       if (!space) return { state: null, diagnostics: [errorDiag('Missing space', 'Set `space` here or in the provider configuration.', ['space'])] };
       try {
         const forms = await host.client.forms.list({ space });
@@ -101,9 +107,25 @@ export const DATA_SOURCES: readonly DataSource[] = [
             ]),
           )
           .sort((a, b) => (canonicalJson(keyOf(a)) < canonicalJson(keyOf(b)) ? -1 : 1));
-        return { state: objectValue([['space', space], ['forms', entries]]), diagnostics: [] };
+        return {
+          state: objectValue([
+            ['space', space],
+            ['forms', entries],
+          ]),
+          diagnostics: [],
+        };
       } catch (e) {
-        return { state: null, diagnostics: [hostFailureDiagnostic('list Forms for', e, { typeName: 'data.takoform_forms', name: '-', space, formRef: { apiVersion: '-', kind: '-', definitionVersion: '-', schemaDigest: '-' } })] };
+        return {
+          state: null,
+          diagnostics: [
+            hostFailureDiagnostic('list Forms for', e, {
+              typeName: 'data.takoform_forms',
+              name: '-',
+              space,
+              formRef: { apiVersion: '-', kind: '-', definitionVersion: '-', schemaDigest: '-' },
+            }),
+          ],
+        };
       }
     },
   },
@@ -120,13 +142,22 @@ export const DATA_SOURCES: readonly DataSource[] = [
       };
       const name = config.name as string;
       const space = typeof config.space === 'string' ? config.space : host.defaultSpace;
-      if (!host.client) return { state: null, diagnostics: [errorDiag('Provider not configured', 'Reading takoform_resource needs the provider `endpoint` and `token`.')] };
+      if (!host.client)
+        return { state: null, diagnostics: [errorDiag('Provider not configured', 'Reading takoform_resource needs the provider `endpoint` and `token`.')] };
       if (!space) return { state: null, diagnostics: [errorDiag('Missing space', 'Set `space` here or in the provider configuration.', ['space'])] };
       const ctx = { typeName: 'data.takoform_resource', name, space, formRef };
       try {
         const r = await host.client.resources.read({ formRef, space, name });
         if (!r) {
-          return { state: null, diagnostics: [errorDiag('Resource not found', `The Host has no ${formRef.kind} "${name}" in space "${space}" under ${formRef.apiVersion}@${formRef.definitionVersion} (${formRef.schemaDigest}).`)] };
+          return {
+            state: null,
+            diagnostics: [
+              errorDiag(
+                'Resource not found',
+                `The Host has no ${formRef.kind} "${name}" in space "${space}" under ${formRef.apiVersion}@${formRef.definitionVersion} (${formRef.schemaDigest}).`,
+              ),
+            ],
+          };
         }
         const ready = r.status.conditions.find((c) => c.type === 'Ready');
         return {

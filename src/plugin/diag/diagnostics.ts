@@ -12,8 +12,18 @@ export interface Diagnostic {
   readonly path?: AttributePath;
 }
 
-export const errorDiag = (summary: string, detail: string, path?: AttributePath): Diagnostic => ({ severity: 'error', summary, detail, ...(path ? { path } : {}) });
-export const warningDiag = (summary: string, detail: string, path?: AttributePath): Diagnostic => ({ severity: 'warning', summary, detail, ...(path ? { path } : {}) });
+export const errorDiag = (summary: string, detail: string, path?: AttributePath): Diagnostic => ({
+  severity: 'error',
+  summary,
+  detail,
+  ...(path ? { path } : {}),
+});
+export const warningDiag = (summary: string, detail: string, path?: AttributePath): Diagnostic => ({
+  severity: 'warning',
+  summary,
+  detail,
+  ...(path ? { path } : {}),
+});
 
 export function hasError(diags: readonly Diagnostic[]): boolean {
   return diags.some((d) => d.severity === 'error');

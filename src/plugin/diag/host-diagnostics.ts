@@ -1,7 +1,16 @@
 // The one renderer that turns Host client failures into diagnostics: summary, the resource,
 // the exact Form, the attribute path (from the Host's JSON Pointer), the Host code and
 // request id, whether retrying can help, and one sentence saying what to do. Never the token.
-import { AcceptedOutcomeUnknownError, HostApiError, ProtocolViolationError, TransportError, ConfigurationError, formatFormRef, type FormRef, type HostErrorCode } from '../../host-client/index.js';
+import {
+  AcceptedOutcomeUnknownError,
+  HostApiError,
+  ProtocolViolationError,
+  TransportError,
+  ConfigurationError,
+  formatFormRef,
+  type FormRef,
+  type HostErrorCode,
+} from '../../host-client/index.js';
 import type { FieldMapping, ValueMapping } from '../schema/form-mapping.js';
 import { snakeCase } from '../schema/names.js';
 import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic, type PathStep } from './diagnostics.js';
@@ -29,7 +38,8 @@ export const REMEDY: Readonly<Record<HostErrorCode, string>> = {
   form_unknown: 'The Host does not have this exact Form; refresh the catalog with `terraform-provider-takoform catalog lock` or install the Form on the Host.',
   resource_not_found: 'The resource (or a resource it refers to) does not exist on the Host; create it first or fix the reference.',
   operation_not_found: 'The Host no longer knows the Operation this state follows; run plan again to read the resource as it is now.',
-  artifact_missing: 'The artifact the configuration names is not committed on the Host for your tenant; upload it (a takoform_artifact resource) and run the command again.',
+  artifact_missing:
+    'The artifact the configuration names is not committed on the Host for your tenant; upload it (a takoform_artifact resource) and run the command again.',
   form_not_installed: 'The Host knows this Form but cannot run it; ask the Host operator to install it.',
   resource_busy: 'Another change to this resource is in progress; run the command again shortly.',
   import_conflict: 'The Host-native object is already adopted under another name; import that resource instead, or pick another native object.',
@@ -37,7 +47,8 @@ export const REMEDY: Readonly<Record<HostErrorCode, string>> = {
   dependency_in_use:
     'Other resources still refer to this one (the Host names the dependent above); remove or re-point them first. When this resource is being replaced and the dependent is in this configuration, ' +
     'add `lifecycle { replace_triggered_by = [<this resource>.uid] }` to the dependent, so core replaces it together with this one.',
-  migration_required: 'The resource must be migrated to another Form version before this change; ask the Host operator how, or change the configuration to that version.',
+  migration_required:
+    'The resource must be migrated to another Form version before this change; ask the Host operator how, or change the configuration to that version.',
   uid_mismatch: 'The name now belongs to another incarnation on the Host; import it or pick another name.',
   revision_conflict: 'The resource changed on the Host since plan — run plan again.',
   generation_conflict: 'The resource changed on the Host since plan (or the name is already taken) — run plan again.',
@@ -82,7 +93,7 @@ export function hostFailureDiagnostic(action: string, error: unknown, ctx: Resou
   if (error instanceof TransportError) {
     // An untrusted certificate is not a network problem: say what to configure instead.
     const tls = untrustedCertificate(error.causeMessage)
-      ? '\n\nThe Host\'s TLS certificate is not trusted, so nothing was sent to it. For a Host with a private CA, set the provider `ca_file` (or TAKOFORM_CA_FILE) to that CA certificate (PEM); verification is never turned off.'
+      ? "\n\nThe Host's TLS certificate is not trusted, so nothing was sent to it. For a Host with a private CA, set the provider `ca_file` (or TAKOFORM_CA_FILE) to that CA certificate (PEM); verification is never turned off."
       : '';
     return errorDiag(
       'Host unreachable',
@@ -131,7 +142,10 @@ export function hclMessage(message: string, ctx: ResourceContext): string {
     const path = requestPointerPath(pointer, ctx);
     return path && (pointer.startsWith('/metadata/') || path.length === tokens.length) ? hclPath(path) : pointer;
   });
-  return paths.replace(/"([A-Za-z_][A-Za-z0-9_]*)": (true|false|null|-?\d+(?:\.\d+)?|"[^"]*")/g, (_m, name: string, value: string) => `${ctx.specAttribute ? name : snakeCase(name)} = ${value}`);
+  return paths.replace(
+    /"([A-Za-z_][A-Za-z0-9_]*)": (true|false|null|-?\d+(?:\.\d+)?|"[^"]*")/g,
+    (_m, name: string, value: string) => `${ctx.specAttribute ? name : snakeCase(name)} = ${value}`,
+  );
 }
 
 /**
@@ -149,7 +163,10 @@ export function requestPointerPath(pointer: string, ctx: ResourceContext): Attri
 export function pointerToPath(pointer: string, fields: readonly FieldMapping[]): AttributePath | undefined {
   // Hosts point into the request document (/spec/upper); the attributes map the spec.
   const specPointer = pointer.startsWith('/spec/') ? pointer.slice('/spec'.length) : pointer;
-  const tokens = specPointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = specPointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
   const path: PathStep[] = [];
   let objectFields: readonly FieldMapping[] | undefined = fields;
   let mapping: ValueMapping | undefined;
@@ -174,5 +191,7 @@ export function pointerToPath(pointer: string, fields: readonly FieldMapping[]):
 
 /** Node's TLS verification failures (codes such as DEPTH_ZERO_SELF_SIGNED_CERT, UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID). */
 export function untrustedCertificate(causeMessage: string): boolean {
-  return /(^|[\s:])(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID)\b/.test(causeMessage);
+  return /(^|[\s:])(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID)\b/.test(
+    causeMessage,
+  );
 }

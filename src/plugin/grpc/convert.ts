@@ -21,7 +21,9 @@ import { decodeObject, encodeDynamic } from './dynamic-value.js';
 
 export function toProtoPath(path: AttributePath): ProtoAttributePath {
   return {
-    steps: path.map((step) => (typeof step === 'string' ? { attribute_name: step } : typeof step === 'number' ? { element_key_int: String(step) } : { element_key_string: step.key })),
+    steps: path.map((step) =>
+      typeof step === 'string' ? { attribute_name: step } : typeof step === 'number' ? { element_key_int: String(step) } : { element_key_string: step.key },
+    ),
   };
 }
 
@@ -94,7 +96,10 @@ export function identityToProto(identity: TfValue, type: TfType): { identity_dat
 }
 
 /** The identity an import names, or undefined when the import gave an ID string instead. */
-export function identityFromProto(identity: { identity_data?: DynamicValue__Output | null } | null | undefined, type: TfType): ReturnType<typeof decodeObject> | undefined {
+export function identityFromProto(
+  identity: { identity_data?: DynamicValue__Output | null } | null | undefined,
+  type: TfType,
+): ReturnType<typeof decodeObject> | undefined {
   const data = identity?.identity_data;
   if (!data || (!data.msgpack?.length && !data.json?.length)) return undefined;
   return decodeObject(data, type);

@@ -191,7 +191,10 @@ export class GrpcH2Server {
     const route = this.routes.get(String(headers[':path']));
     const contentType = headers['content-type'];
     if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc')) {
-      stream.respond({ ':status': 415, 'grpc-status': String(GrpcStatus.INTERNAL), 'grpc-message': encodeGrpcMessage('content-type must be application/grpc') }, { endStream: true });
+      stream.respond(
+        { ':status': 415, 'grpc-status': String(GrpcStatus.INTERNAL), 'grpc-message': encodeGrpcMessage('content-type must be application/grpc') },
+        { endStream: true },
+      );
       return;
     }
     if (!route) {
@@ -308,7 +311,10 @@ class FrameReader {
 /** A status without any message: one HEADERS frame that ends the stream. */
 function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: string): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return;
-  stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': encodeGrpcMessage(message) }, { endStream: true });
+  stream.respond(
+    { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': encodeGrpcMessage(message) },
+    { endStream: true },
+  );
 }
 
 function messageFrame(message: Buffer): Buffer {

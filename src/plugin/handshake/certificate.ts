@@ -68,7 +68,10 @@ export function createServerCertificate(now = new Date()): ServerCertificate {
   const signature = sign('sha256', tbs, { key: privateKey, dsaEncoding: 'der' });
   const der = sequence(tbs, signatureAlgorithm, bitString(signature));
 
-  const base64 = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const base64 = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return {
     certPem: `-----BEGIN CERTIFICATE-----\n${base64}\n-----END CERTIFICATE-----\n`,
     keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

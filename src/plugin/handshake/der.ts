@@ -48,6 +48,12 @@ export function oid(dotted: string): Buffer {
 export function utcTime(date: Date): Buffer {
   const p = (n: number) => String(n).padStart(2, '0');
   const text =
-    p(date.getUTCFullYear() % 100) + p(date.getUTCMonth() + 1) + p(date.getUTCDate()) + p(date.getUTCHours()) + p(date.getUTCMinutes()) + p(date.getUTCSeconds()) + 'Z';
+    p(date.getUTCFullYear() % 100) +
+    p(date.getUTCMonth() + 1) +
+    p(date.getUTCDate()) +
+    p(date.getUTCHours()) +
+    p(date.getUTCMinutes()) +
+    p(date.getUTCSeconds()) +
+    'Z';
   return tlv(0x17, Buffer.from(text, 'ascii'));
 }

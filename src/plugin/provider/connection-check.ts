@@ -24,7 +24,11 @@ export function connectionDiagnostic(error: unknown, endpoint: string): Diagnost
     return undefined;
   }
   if (error instanceof ProtocolViolationError) {
-    return errorDiag('Not a Takoform Host', `${at} answered discovery (GET /.well-known/takoform/v1) outside Host API v1: ${error.detail}. Check that the endpoint is the Host's origin (scheme, host and port, no path). Nothing was changed.`, ['endpoint']);
+    return errorDiag(
+      'Not a Takoform Host',
+      `${at} answered discovery (GET /.well-known/takoform/v1) outside Host API v1: ${error.detail}. Check that the endpoint is the Host's origin (scheme, host and port, no path). Nothing was changed.`,
+      ['endpoint'],
+    );
   }
   if (!(error instanceof TransportError)) return undefined;
   const cause = error.causeMessage;
@@ -44,7 +48,11 @@ export function connectionDiagnostic(error: unknown, endpoint: string): Diagnost
     );
   }
   if (/ECONNREFUSED/.test(cause)) {
-    return errorDiag('Host refused the connection', `Nothing accepts connections at ${endpoint} (${cause}): the Host is not running there, or the host or port is wrong. Start the Host or ${FIX.charAt(0).toLowerCase()}${FIX.slice(1)}`, ['endpoint']);
+    return errorDiag(
+      'Host refused the connection',
+      `Nothing accepts connections at ${endpoint} (${cause}): the Host is not running there, or the host or port is wrong. Start the Host or ${FIX.charAt(0).toLowerCase()}${FIX.slice(1)}`,
+      ['endpoint'],
+    );
   }
   if (/ENOTFOUND|EAI_AGAIN/.test(cause)) {
     return errorDiag('Host name not found', `The host name of ${endpoint} does not resolve (${cause}). ${FIX}`, ['endpoint']);

@@ -9,14 +9,20 @@ export const PROVIDER_SCHEMA: TfSchema = {
   block: {
     description: 'Manages resources on a Takoform Host (Host API `forms.takoform.com/v1`).',
     attributes: [
-      { name: 'endpoint', type: T.string, optional: true, description: 'Host origin, e.g. `https://host.example` (plain `http` only for loopback). Falls back to `TAKOFORM_ENDPOINT`.' },
+      {
+        name: 'endpoint',
+        type: T.string,
+        optional: true,
+        description: 'Host origin, e.g. `https://host.example` (plain `http` only for loopback). Falls back to `TAKOFORM_ENDPOINT`.',
+      },
       { name: 'token', type: T.string, optional: true, sensitive: true, description: 'Bearer token for the Host. Falls back to `TAKOFORM_TOKEN`.' },
       { name: 'space', type: T.string, optional: true, description: 'Default space for resources that do not set `space`. Falls back to `TAKOFORM_SPACE`.' },
       {
         name: 'ca_file',
         type: T.string,
         optional: true,
-        description: 'PEM file of CA certificates to trust, besides the system ones, for an `https` Host with a private CA (verification is never turned off). Falls back to `TAKOFORM_CA_FILE`.',
+        description:
+          'PEM file of CA certificates to trust, besides the system ones, for an `https` Host with a private CA (verification is never turned off). Falls back to `TAKOFORM_CA_FILE`.',
       },
     ],
   },
@@ -44,5 +50,11 @@ export function readProviderSettings(config: TfObject | null, env: NodeJS.Proces
   const token = pick('token', 'TAKOFORM_TOKEN');
   const space = pick('space', 'TAKOFORM_SPACE');
   const caFile = pick('ca_file', 'TAKOFORM_CA_FILE');
-  return { endpoint: endpoint.value, token: token.value, space: space.value, caFile: caFile.value, unknown: endpoint.unknown || token.unknown || space.unknown || caFile.unknown };
+  return {
+    endpoint: endpoint.value,
+    token: token.value,
+    space: space.value,
+    caFile: caFile.value,
+    unknown: endpoint.unknown || token.unknown || space.unknown || caFile.unknown,
+  };
 }

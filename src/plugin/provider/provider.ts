@@ -73,7 +73,16 @@ export class TakoformProvider implements HostAccess {
         token: settings.token,
         userAgent: `terraform-provider-takoform/${PROVIDER_VERSION} (${terraformVersion || 'unknown core'})`,
         ...(settings.caFile ? { caFile: settings.caFile } : {}),
-        onExchange: (ev) => this.logger.debug('host request', { route: ev.route, method: ev.method, path: ev.path, status: ev.status, request_id: ev.requestId, duration_ms: ev.durationMs, attempt: ev.attempt }),
+        onExchange: (ev) =>
+          this.logger.debug('host request', {
+            route: ev.route,
+            method: ev.method,
+            path: ev.path,
+            status: ev.status,
+            request_id: ev.requestId,
+            duration_ms: ev.durationMs,
+            attempt: ev.attempt,
+          }),
       });
     } catch (e) {
       return [errorDiag('Invalid provider configuration', `${(e as Error).message}`, ['endpoint'])];
@@ -88,7 +97,12 @@ export class TakoformProvider implements HostAccess {
       this.logger.warn('discovery failed; resource calls retry it', { error: (e as Error).message });
     }
     this.journal = CreateJournal.inDataDir(originOf(settings.endpoint));
-    this.logger.info('provider configured', { endpoint: settings.endpoint, space: settings.space, terraform_version: terraformVersion, journal_workspace: this.journal.currentScope.workspace });
+    this.logger.info('provider configured', {
+      endpoint: settings.endpoint,
+      space: settings.space,
+      terraform_version: terraformVersion,
+      journal_workspace: this.journal.currentScope.workspace,
+    });
     return [];
   }
 
@@ -108,7 +122,10 @@ export class TakoformProvider implements HostAccess {
 
   typed(typeName: string): FormResourceType {
     const rt = this.resourceTypes.get(typeName);
-    if (!rt) throw new Error(`unknown resource type ${typeName}; the catalog (${this.catalog.source}) defines ${[...this.resourceTypes.keys()].join(', ') || 'no types'}`);
+    if (!rt)
+      throw new Error(
+        `unknown resource type ${typeName}; the catalog (${this.catalog.source}) defines ${[...this.resourceTypes.keys()].join(', ') || 'no types'}`,
+      );
     return rt;
   }
 
@@ -164,7 +181,10 @@ export class TakoformProvider implements HostAccess {
             !entry.operations.includes(operation) && `without the ${operation} operation`,
           ].filter((x): x is string => !!x);
           return missing.length
-            ? errorDiag('Form not usable on the Host', `The Host offers ${form} in space "${space}" but ${missing.join(', ')}, so ${typeName} cannot ${operation} there. Ask the Host operator.`)
+            ? errorDiag(
+                'Form not usable on the Host',
+                `The Host offers ${form} in space "${space}" but ${missing.join(', ')}, so ${typeName} cannot ${operation} there. Ask the Host operator.`,
+              )
             : undefined;
         },
         () => undefined, // a failed probe is not a verdict; prepare reports the real problem

@@ -22,7 +22,8 @@ export function release(args: readonly string[], out: (s: string) => void): numb
     const seaRoot = path.join(bundleDir, '..', 'sea');
     const built = existsSync(seaRoot) ? readdirSync(seaRoot).filter((p) => existsSync(path.join(seaRoot, p, `terraform-provider-${PROVIDER_TYPE}`))) : [];
     for (const platform of built) {
-      if (named.length === 0 || named.includes(platform)) builds.push({ platform, executable: path.join(seaRoot, platform, `terraform-provider-${PROVIDER_TYPE}`) });
+      if (named.length === 0 || named.includes(platform))
+        builds.push({ platform, executable: path.join(seaRoot, platform, `terraform-provider-${PROVIDER_TYPE}`) });
     }
     if (!existsSync(path.join(bundleDir, BUNDLE_FILE_NAME))) {
       process.stderr.write(`release: ${path.join(bundleDir, BUNDLE_FILE_NAME)} is missing\n`);

@@ -194,10 +194,17 @@ export class CreateJournal {
     }
     const o = raw as Partial<PendingCreate> | null;
     if (!o || typeof o !== 'object' || o.format !== ENTRY_FORMAT) return 'it is not a pending-create entry of this provider version';
-    if (!isAttemptId(o.attempt) || typeof o.specDigest !== 'string' || typeof o.review?.prepareDigest !== 'string' || typeof o.review?.specDigest !== 'string' || typeof o.writtenAt !== 'string') {
+    if (
+      !isAttemptId(o.attempt) ||
+      typeof o.specDigest !== 'string' ||
+      typeof o.review?.prepareDigest !== 'string' ||
+      typeof o.review?.specDigest !== 'string' ||
+      typeof o.writtenAt !== 'string'
+    ) {
       return 'it is incomplete';
     }
-    if (o.workspace !== this.scope.workspace || o.backend !== this.scope.backend) return `it belongs to another workspace or state (workspace ${JSON.stringify(o.workspace)})`;
+    if (o.workspace !== this.scope.workspace || o.backend !== this.scope.backend)
+      return `it belongs to another workspace or state (workspace ${JSON.stringify(o.workspace)})`;
     if (o.endpoint !== this.scope.endpoint) return `it was sent to another Host (${String(o.endpoint)})`;
     if (!o.formRef || !sameFormRef(o.formRef, formRef) || o.space !== space || o.name !== name) return 'it names another resource';
     if (file !== this.fileName(formRef, space, name, o.attempt)) return 'its file name does not match its content';
@@ -236,7 +243,10 @@ export class CreateJournal {
   }
 
   private nameKey(formRef: FormRef, space: string, name: string): string {
-    return hash(JSON.stringify([this.scope.endpoint, formRef.apiVersion, formRef.kind, formRef.definitionVersion, formRef.schemaDigest, space, name])).slice(0, 32);
+    return hash(JSON.stringify([this.scope.endpoint, formRef.apiVersion, formRef.kind, formRef.definitionVersion, formRef.schemaDigest, space, name])).slice(
+      0,
+      32,
+    );
   }
 
   private fileName(formRef: FormRef, space: string, name: string, attempt: string): string {
@@ -263,7 +273,9 @@ function currentWorkspace(dataDir: string, env: NodeJS.ProcessEnv): string {
 /** The backend `init` configured for this data directory: type and configuration hash. */
 function backendConfiguration(dataDir: string): string {
   try {
-    const recorded = JSON.parse(readFileSync(path.join(dataDir, 'terraform.tfstate'), 'utf8')) as { backend?: { type?: unknown; hash?: unknown; config?: unknown } };
+    const recorded = JSON.parse(readFileSync(path.join(dataDir, 'terraform.tfstate'), 'utf8')) as {
+      backend?: { type?: unknown; hash?: unknown; config?: unknown };
+    };
     const b = recorded.backend;
     if (!b) return '';
     return hash(JSON.stringify([b.type ?? '', b.hash ?? '', b.config ?? null]));

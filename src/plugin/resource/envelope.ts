@@ -23,8 +23,19 @@ const computedString = (name: string, description: string): TfAttribute => ({ na
 /** Envelope attributes in schema order, split where kinds put their own attributes between. */
 export const ENVELOPE_ATTRIBUTES = {
   id: computedString('id', 'State key: `space/apiVersion/kind/uid` of the incarnation this state tracks.'),
-  name: { name: 'name', type: T.string, required: true, description: 'Resource name (`metadata.name`), a DNS label. Changing it creates a new resource.' } as TfAttribute,
-  space: { name: 'space', type: T.string, optional: true, computed: true, description: 'Space of the resource; defaults to the provider `space`. Changing it creates a new resource.' } as TfAttribute,
+  name: {
+    name: 'name',
+    type: T.string,
+    required: true,
+    description: 'Resource name (`metadata.name`), a DNS label. Changing it creates a new resource.',
+  } as TfAttribute,
+  space: {
+    name: 'space',
+    type: T.string,
+    optional: true,
+    computed: true,
+    description: 'Space of the resource; defaults to the provider `space`. Changing it creates a new resource.',
+  } as TfAttribute,
   status: [
     computedString('uid', 'Host-issued identity of this incarnation; a re-created resource gets a new uid.'),
     computedString('generation', 'Desired-state generation; moves only when the materialized spec changes.'),
@@ -34,7 +45,10 @@ export const ENVELOPE_ATTRIBUTES = {
     { name: 'conditions', type: T.list(CONDITION_TYPE), computed: true, description: 'Status conditions reported by the Host.' },
     { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
     computedString('outputs_json', 'Canonical JSON of the Host outputs (`status.outputs`), `{}` when the Form has none.'),
-    computedString('pending_operation', 'Id of a Host Operation that accepted a change whose end was not seen yet; the next refresh follows it. Null otherwise.'),
+    computedString(
+      'pending_operation',
+      'Id of a Host Operation that accepted a change whose end was not seen yet; the next refresh follows it. Null otherwise.',
+    ),
   ] as readonly TfAttribute[],
 } as const;
 
@@ -60,7 +74,14 @@ export function readEnvelope(state: TfObject): Envelope {
   const name = text('name');
   const space = text('space');
   if (name === undefined || space === undefined) throw new Error('the resource state has no known name or space');
-  return { name, space, uid: text('uid') ?? '', generation: text('generation') ?? '', pendingOperation: text('pending_operation'), timeouts: state.timeouts ?? null };
+  return {
+    name,
+    space,
+    uid: text('uid') ?? '',
+    generation: text('generation') ?? '',
+    pendingOperation: text('pending_operation'),
+    timeouts: state.timeouts ?? null,
+  };
 }
 
 export function stateId(space: string, apiVersion: string, kind: string, uid: string): string {
@@ -68,7 +89,13 @@ export function stateId(space: string, apiVersion: string, kind: string, uid: st
 }
 
 /** The envelope values for a Host resource, in schema order. */
-export function envelopeValues(resource: ResourceResponse): { id: TfValue; name: TfValue; space: TfValue; status: [string, TfValue][]; observed: [string, TfValue][] } {
+export function envelopeValues(resource: ResourceResponse): {
+  id: TfValue;
+  name: TfValue;
+  space: TfValue;
+  status: [string, TfValue][];
+  observed: [string, TfValue][];
+} {
   const m = resource.metadata;
   const ref = resource.form.formRef;
   return {

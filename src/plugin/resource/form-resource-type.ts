@@ -9,7 +9,17 @@ import type { CatalogForm } from '../catalog/catalog-file.js';
 import { errorDiag, hasError, hclPath, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { pointerToPath } from '../diag/host-diagnostics.js';
 import { ConfigValidator } from '../schema/config-validation.js';
-import { computedAttribute, fieldAttribute, fromSpec, keepDynamicValues, mapDesiredSchema, mapOutputSchema, toSpec, type FieldMapping, type ValueMapping } from '../schema/form-mapping.js';
+import {
+  computedAttribute,
+  fieldAttribute,
+  fromSpec,
+  keepDynamicValues,
+  mapDesiredSchema,
+  mapOutputSchema,
+  toSpec,
+  type FieldMapping,
+  type ValueMapping,
+} from '../schema/form-mapping.js';
 import { topLevelAttributeName } from '../schema/names.js';
 import { checkSpecConstraints } from '../schema/spec-constraints.js';
 import { impliedType, type TfSchema } from '../schema/tf-schema.js';
@@ -51,7 +61,10 @@ export class FormResourceType implements ResourceKind {
     this.computedOnChange = this.outputFields ? ['outputs'] : [];
     const canUpdate = form.operations.length === 0 || form.operations.includes('update');
     const immutable = new Set(
-      form.immutableFields.map((pointer) => pointer.split('/')[1]).filter((p): p is string => !!p).map((p) => topLevelAttributeName(p.replace(/~1/g, '/').replace(/~0/g, '~'))),
+      form.immutableFields
+        .map((pointer) => pointer.split('/')[1])
+        .filter((p): p is string => !!p)
+        .map((p) => topLevelAttributeName(p.replace(/~1/g, '/').replace(/~0/g, '~'))),
     );
     this.replaceAttributes = new Set(this.fields.filter((f) => !canUpdate || immutable.has(f.attribute)).map((f) => f.attribute));
     const ref = form.formRef;
@@ -81,7 +94,14 @@ export class FormResourceType implements ResourceKind {
           },
           ...ENVELOPE_ATTRIBUTES.observed,
           ...(this.outputFields
-            ? [{ name: 'outputs', computed: true, description: "Host outputs (`status.outputs`), typed from the Form's outputSchema.", nested: { nesting: 'SINGLE' as const, attributes: this.outputFields.map(computedAttribute) } }]
+            ? [
+                {
+                  name: 'outputs',
+                  computed: true,
+                  description: "Host outputs (`status.outputs`), typed from the Form's outputSchema.",
+                  nested: { nesting: 'SINGLE' as const, attributes: this.outputFields.map(computedAttribute) },
+                },
+              ]
             : []),
           ...this.fields.map(fieldAttribute),
         ],
@@ -98,7 +118,13 @@ export class FormResourceType implements ResourceKind {
   async validate(config: TfObject): Promise<Diagnostic[]> {
     const found = [...addressDiagnostics(this.typeName, config), ...(await this.validator.validate(config))];
     const bad = invalidDuration(config.timeouts);
-    if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s", "10m" or "1h30m".`, ['timeouts', bad.attribute]));
+    if (bad)
+      found.push(
+        errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s", "10m" or "1h30m".`, [
+          'timeouts',
+          bad.attribute,
+        ]),
+      );
     if (!hasError(found)) found.push(...this.constraintDiagnostics(config));
     return found;
   }
@@ -115,7 +141,11 @@ export class FormResourceType implements ResourceKind {
     }
     return checkSpecConstraints(spec, constraints).map((p) => {
       const path = pointerToPath(p.pointer, this.fields);
-      return errorDiag('Value not allowed by the Form', `${this.typeName}: ${path ? hclPath(path) : p.pointer} ${p.message} (${p.rule}, a constraint of the Form). Checked offline from the catalog.`, path);
+      return errorDiag(
+        'Value not allowed by the Form',
+        `${this.typeName}: ${path ? hclPath(path) : p.pointer} ${p.message} (${p.rule}, a constraint of the Form). Checked offline from the catalog.`,
+        path,
+      );
     });
   }
 
@@ -176,9 +206,19 @@ export class FormResourceType implements ResourceKind {
       ['name', envelope.name],
       ['space', envelope.space],
       ...envelope.status,
-      ['form_ref', objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]])],
+      [
+        'form_ref',
+        objectValue([
+          ['api_version', ref.apiVersion],
+          ['kind', ref.kind],
+          ['definition_version', ref.definitionVersion],
+          ['schema_digest', ref.schemaDigest],
+        ]),
+      ],
       ...envelope.observed,
-      ...(this.outputFields ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const] : []),
+      ...(this.outputFields
+        ? [['outputs', resource.status.outputs ? objectValue(Object.entries(fromSpec(this.outputFields, resource.status.outputs))) : null] as const]
+        : []),
       ...Object.entries(keepDynamicValues(this.fields, this.desiredValues(resource.spec), carry)),
     ]);
   }
@@ -196,7 +236,10 @@ export class FormResourceType implements ResourceKind {
     const space = slash >= 0 ? id.slice(0, slash) : defaultSpace;
     const name = slash >= 0 ? id.slice(slash + 1) : id;
     if (!space || !name || resourceNameProblem(name) || spaceIdProblem(space)) {
-      return errorDiag('Invalid import ID', `Use "SPACE/NAME" (or "NAME" with the provider space set), where NAME is a Host resource name; got ${JSON.stringify(id)}.`);
+      return errorDiag(
+        'Invalid import ID',
+        `Use "SPACE/NAME" (or "NAME" with the provider space set), where NAME is a Host resource name; got ${JSON.stringify(id)}.`,
+      );
     }
     return { formRef: this.form.formRef, space, name };
   }
@@ -231,6 +274,11 @@ export class FormResourceType implements ResourceKind {
 
   formRefValue(): TfObject {
     const ref = this.form.formRef;
-    return objectValue([['api_version', ref.apiVersion], ['kind', ref.kind], ['definition_version', ref.definitionVersion], ['schema_digest', ref.schemaDigest]]);
+    return objectValue([
+      ['api_version', ref.apiVersion],
+      ['kind', ref.kind],
+      ['definition_version', ref.definitionVersion],
+      ['schema_digest', ref.schemaDigest],
+    ]);
   }
 }

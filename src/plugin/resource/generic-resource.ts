@@ -33,7 +33,8 @@ const FORM_REF_ATTRIBUTES = ['api_version', 'kind', 'definition_version', 'schem
 export const GENERIC_SCHEMA: TfSchema = {
   version: 0,
   block: {
-    description: 'Any Form the Host offers, named by its exact FormRef, with the spec as written. Prefer the typed resource types from the catalog; `moved` blocks convert between this type and the typed one of the same FormRef.',
+    description:
+      'Any Form the Host offers, named by its exact FormRef, with the spec as written. Prefer the typed resource types from the catalog; `moved` blocks convert between this type and the typed one of the same FormRef.',
     attributes: [
       required('api_version', 'Form group. Changing it creates a new resource.'),
       required('kind', 'Form kind. Changing it creates a new resource.'),
@@ -55,7 +56,12 @@ export const GENERIC_TYPE: TfType = impliedType(GENERIC_SCHEMA.block);
 const GENERIC_TRAITS: KindTraits = { identity: false, specShape: 'dynamic' };
 
 export function formRefOf(state: TfObject): FormRef {
-  return { apiVersion: state.api_version as string, kind: state.kind as string, definitionVersion: state.definition_version as string, schemaDigest: state.schema_digest as string };
+  return {
+    apiVersion: state.api_version as string,
+    kind: state.kind as string,
+    definitionVersion: state.definition_version as string,
+    schemaDigest: state.schema_digest as string,
+  };
 }
 
 /** Generic state for an existing typed resource (moved typed → generic), spec = the Host's. */
@@ -80,7 +86,10 @@ export class GenericResourceKind implements ResourceKind {
   async validate(config: TfObject): Promise<Diagnostic[]> {
     const found = [...addressDiagnostics(GENERIC_TYPE_NAME, config), ...(await validateGenericSpec(this.typed, config))];
     const bad = invalidDuration(config.timeouts);
-    if (bad) found.push(errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute]));
+    if (bad)
+      found.push(
+        errorDiag('Invalid duration', `${JSON.stringify(bad.text)} is not a duration; use Go syntax such as "30s" or "10m".`, ['timeouts', bad.attribute]),
+      );
     return found;
   }
 
@@ -112,7 +121,13 @@ export class GenericResourceKind implements ResourceKind {
     // with a message naming the missing operation.
     const rt = paths.length === 0 ? this.typed(formRefOf(planned)) : undefined;
     const canUpdate = !rt || rt.form.operations.length === 0 || rt.form.operations.includes('update');
-    if (!canUpdate && planned.spec !== undefined && isWhollyKnown(planned.spec ?? null) && canonicalJson(specObject(prior.spec ?? null)) !== canonicalJson(specObject(planned.spec ?? null))) paths.push(['spec']);
+    if (
+      !canUpdate &&
+      planned.spec !== undefined &&
+      isWhollyKnown(planned.spec ?? null) &&
+      canonicalJson(specObject(prior.spec ?? null)) !== canonicalJson(specObject(planned.spec ?? null))
+    )
+      paths.push(['spec']);
     return paths;
   }
 
@@ -168,7 +183,10 @@ export class GenericResourceKind implements ResourceKind {
   parseImportId(id: string): ImportTarget | Diagnostic {
     const parts = id.split('/');
     if (parts.length !== 6 || parts.some((p) => p === '') || resourceNameProblem(parts[5]!)) {
-      return errorDiag('Invalid import ID', `Import takoform_resource with "GROUP/KIND/DEFINITION_VERSION/SCHEMA_DIGEST/SPACE/NAME"; got ${JSON.stringify(id)}.`);
+      return errorDiag(
+        'Invalid import ID',
+        `Import takoform_resource with "GROUP/KIND/DEFINITION_VERSION/SCHEMA_DIGEST/SPACE/NAME"; got ${JSON.stringify(id)}.`,
+      );
     }
     const [apiVersion, kind, definitionVersion, schemaDigest, space, name] = parts as [string, string, string, string, string, string];
     return { formRef: { apiVersion, kind, definitionVersion, schemaDigest }, space, name };
@@ -197,7 +215,8 @@ function specObject(value: TfValue): JsonObject {
     if (e instanceof SpecConversionError) throw new SpecConversionError(e.message, ['spec', ...e.path]);
     throw e;
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new SpecConversionError('the spec must be an object, e.g. `spec = { lower = 1 }`', ['spec']);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new SpecConversionError('the spec must be an object, e.g. `spec = { lower = 1 }`', ['spec']);
   return json;
 }
 
@@ -215,7 +234,10 @@ function parseSpecJson(text: TfValue | undefined): JsonObject {
  * OpenTofu cannot follow a path into an attribute's expression, and a deeper path ending in
  * e.g. `name` makes them highlight the resource's own `name` argument instead.
  */
-export async function validateGenericSpec(typed: ((ref: FormRef) => FormResourceType | undefined) | Iterable<FormResourceType>, config: TfObject): Promise<Diagnostic[]> {
+export async function validateGenericSpec(
+  typed: ((ref: FormRef) => FormResourceType | undefined) | Iterable<FormResourceType>,
+  config: TfObject,
+): Promise<Diagnostic[]> {
   const parts = FORM_REF_ATTRIBUTES.map((a) => config[a]);
   if (!parts.every((p): p is string => typeof p === 'string')) return [];
   const ref = formRefOf(config);

@@ -13,8 +13,8 @@ export const IDENTITY_TYPE: TfType = T.object({ space: T.string, api_version: T.
 export const IDENTITY_ATTRIBUTES = [
   { name: 'name', required_for_import: true, description: 'Resource name (`metadata.name`).' },
   { name: 'space', optional_for_import: true, description: 'Space; defaults to the provider `space`.' },
-  { name: 'api_version', optional_for_import: true, description: 'Form group; must be the resource type\'s.' },
-  { name: 'kind', optional_for_import: true, description: 'Form kind; must be the resource type\'s.' },
+  { name: 'api_version', optional_for_import: true, description: "Form group; must be the resource type's." },
+  { name: 'kind', optional_for_import: true, description: "Form kind; must be the resource type's." },
 ] as const;
 
 /** The identity of a state or planned object; unknown when its name or space is not known yet. */
@@ -36,7 +36,12 @@ export function importIdFromIdentity(kind: ResourceKind, identity: TfObject | nu
   const text = (k: string) => (identity && typeof identity[k] === 'string' ? (identity[k] as string) : undefined);
   const ref = kind.formRef(identity ?? {});
   if ((text('api_version') && text('api_version') !== ref.apiVersion) || (text('kind') && text('kind') !== ref.kind)) {
-    return { error: errorDiag('Identity names another Form', `${kind.typeName} manages ${ref.apiVersion}/${ref.kind}; the identity names ${text('api_version')}/${text('kind')}.`) };
+    return {
+      error: errorDiag(
+        'Identity names another Form',
+        `${kind.typeName} manages ${ref.apiVersion}/${ref.kind}; the identity names ${text('api_version')}/${text('kind')}.`,
+      ),
+    };
   }
   const name = text('name');
   if (!name) return { error: errorDiag('Identity lacks a name', `Importing ${kind.typeName} by identity needs \`name\`.`) };

@@ -26,7 +26,12 @@ export interface ResumeOutcome {
  * honours it (the entry is then dropped and the caller creates normally). Transport failures
  * propagate: the entry stays for the next run.
  */
-export async function resumeInterruptedCreate(client: LifecycleClient, journal: CreateJournal, request: ResourceRequest, options: MutationOptions): Promise<ResumeOutcome> {
+export async function resumeInterruptedCreate(
+  client: LifecycleClient,
+  journal: CreateJournal,
+  request: ResourceRequest,
+  options: MutationOptions,
+): Promise<ResumeOutcome> {
   const { formRef } = request.form;
   const { space, name } = request.metadata;
   const { entries, ignored } = journal.claimPending(formRef, space, name);

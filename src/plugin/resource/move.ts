@@ -24,7 +24,15 @@ export function moveState(
     if (!isObjectValue(src)) return { state: null, diagnostics: [errorDiag('Cannot move', 'The source state is not an object.')] };
     const ref = formRefOf(src);
     if (!sameFormRef(ref, rt.form.formRef)) {
-      return { state: null, diagnostics: [errorDiag('Cannot move between different Forms', `The source is ${formatFormRef(ref)}; ${rt.typeName} is ${formatFormRef(rt.form.formRef)}. A moved block only changes how the same resource is tracked.`)] };
+      return {
+        state: null,
+        diagnostics: [
+          errorDiag(
+            'Cannot move between different Forms',
+            `The source is ${formatFormRef(ref)}; ${rt.typeName} is ${formatFormRef(rt.form.formRef)}. A moved block only changes how the same resource is tracked.`,
+          ),
+        ],
+      };
     }
     const spec = JSON.parse((src.spec_json as string) || '{}') as Record<string, never>;
     const desired = rt.desiredValues(spec);
@@ -75,5 +83,10 @@ export function moveState(
       diagnostics: [],
     };
   }
-  return { state: null, diagnostics: [errorDiag('Unsupported move', `takoform can move between ${GENERIC_TYPE_NAME} and a typed resource type of the same Form; not from ${sourceType}.`)] };
+  return {
+    state: null,
+    diagnostics: [
+      errorDiag('Unsupported move', `takoform can move between ${GENERIC_TYPE_NAME} and a typed resource type of the same Form; not from ${sourceType}.`),
+    ],
+  };
 }

@@ -45,7 +45,13 @@ export class ConfigValidator {
     for (const error of validate.errors ?? []) {
       if (PRESENCE_KEYWORDS.has(error.keyword) && (!complete || error.keyword !== 'required')) continue;
       const path = pointerToPath(pointerOf(error), this.fields);
-      diagnostics.push(errorDiag('Value not allowed by the Form', `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`, path));
+      diagnostics.push(
+        errorDiag(
+          'Value not allowed by the Form',
+          `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`,
+          path,
+        ),
+      );
     }
     return diagnostics;
   }
@@ -58,7 +64,11 @@ export class ConfigValidator {
     const validate = await this.compile();
     if (validate(materializeDefaults(this.schema, doc))) return [];
     return (validate.errors ?? []).map((error) =>
-      errorDiag('Value not allowed by the Form', `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`, pathOf(pointerOf(error))),
+      errorDiag(
+        'Value not allowed by the Form',
+        `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`,
+        pathOf(pointerOf(error)),
+      ),
     );
   }
 

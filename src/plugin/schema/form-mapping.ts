@@ -131,7 +131,11 @@ export function containsDynamic(m: ValueMapping): boolean {
  * applied with planned ones, by type as well as by value: `tomap({a = 1})` and `{ a = 1 }`
  * are the same JSON but not the same Terraform value, so the one core already has is kept.
  */
-export function keepDynamicValues(fields: readonly FieldMapping[], fresh: Record<string, TfValue>, had: { readonly [attr: string]: TfValue } | null): Record<string, TfValue> {
+export function keepDynamicValues(
+  fields: readonly FieldMapping[],
+  fresh: Record<string, TfValue>,
+  had: { readonly [attr: string]: TfValue } | null,
+): Record<string, TfValue> {
   if (!had) return fresh;
   for (const f of fields) {
     const before = had[f.attribute];
@@ -156,7 +160,12 @@ function sameJson(a: TfValue, b: TfValue): boolean {
 
 function canonicalOrder(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.map(canonicalOrder);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonicalOrder((v as JsonObject)[k]!)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonicalOrder((v as JsonObject)[k]!)]),
+    );
   return v;
 }
 

@@ -4,7 +4,19 @@
 // attribute of the resource or a name Terraform reserves in resource blocks gets the prefix
 // `spec_` (`name` → `spec_name`, `count` → `spec_count`).
 
-export const ENVELOPE_ATTRIBUTES = ['id', 'name', 'space', 'uid', 'generation', 'revision', 'form_ref', 'conditions', 'ready', 'outputs_json', 'timeouts'] as const;
+export const ENVELOPE_ATTRIBUTES = [
+  'id',
+  'name',
+  'space',
+  'uid',
+  'generation',
+  'revision',
+  'form_ref',
+  'conditions',
+  'ready',
+  'outputs_json',
+  'timeouts',
+] as const;
 export const TERRAFORM_RESERVED = ['count', 'for_each', 'provider', 'depends_on', 'lifecycle', 'connection', 'provisioner'] as const;
 
 /**
@@ -12,7 +24,25 @@ export const TERRAFORM_RESERVED = ['count', 'for_each', 'provider', 'depends_on'
  * `SQLiteDatabase` would split as `sq_lite_database`. Matched case-sensitively at word
  * starts; longer words first (`PostgreSQL` before `SQL`-ending ones).
  */
-const COMPOUND_WORDS = ['PostgreSQL', 'GraphQL', 'MongoDB', 'DynamoDB', 'MySQL', 'NoSQL', 'SQLite', 'OAuth', 'GitHub', 'GitLab', 'IPv4', 'IPv6', 'WebSocket', 'JavaScript', 'TypeScript', 'macOS', 'iOS'];
+const COMPOUND_WORDS = [
+  'PostgreSQL',
+  'GraphQL',
+  'MongoDB',
+  'DynamoDB',
+  'MySQL',
+  'NoSQL',
+  'SQLite',
+  'OAuth',
+  'GitHub',
+  'GitLab',
+  'IPv4',
+  'IPv6',
+  'WebSocket',
+  'JavaScript',
+  'TypeScript',
+  'macOS',
+  'iOS',
+];
 const COMPOUND = new RegExp(`(${COMPOUND_WORDS.join('|')})(?=[A-Z0-9_]|$)`, 'g');
 
 /**

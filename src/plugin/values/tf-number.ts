@@ -13,7 +13,9 @@ export class TfNumber {
   static of(value: number | bigint): TfNumber {
     if (typeof value === 'number' && !Number.isFinite(value) && !Number.isNaN(value)) return new TfNumber(value);
     if (typeof value === 'number' && Number.isNaN(value)) throw new RangeError('NaN is not a Terraform number');
-    return new TfNumber(typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value);
+    return new TfNumber(
+      typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value,
+    );
   }
 
   /** A decimal string as core sends it for numbers that are not exact doubles. */

@@ -46,7 +46,9 @@ describe('artifact upload, commit and holdings', () => {
     expect(again.status).toBe(200);
     expect((again.json as { uploadId: string }).uploadId).toBe(uploadId);
 
-    expect(errorCode(await subject.call('POST', `${API}/artifacts/uploads/${uploadId}/commit`, { headers: { 'idempotency-key': 'early' } }))).toBe('artifact_missing');
+    expect(errorCode(await subject.call('POST', `${API}/artifacts/uploads/${uploadId}/commit`, { headers: { 'idempotency-key': 'early' } }))).toBe(
+      'artifact_missing',
+    );
     expect((await putBlob(uploadId, Buffer.from('tampered'))).status).toBe(400);
     expect((await putBlob(uploadId, PAYLOAD)).status).toBe(201);
     expect((await putBlob(uploadId, PAYLOAD)).status).toBe(204);
@@ -56,7 +58,11 @@ describe('artifact upload, commit and holdings', () => {
     const commit = await subject.call('POST', `${API}/artifacts/uploads/${uploadId}/commit`, { headers: { 'idempotency-key': 'commit-1' } });
     expect(commit.status).toBe(201);
     const manifestDigest = (commit.json as { manifestDigest: string }).manifestDigest;
-    const canonical = JSON.stringify({ apiVersion: MANIFEST.apiVersion, files: [{ digest: DIGEST, mediaType: 'application/octet-stream', path: 'assets/payload.txt', size: PAYLOAD.length }], kind: MANIFEST.kind });
+    const canonical = JSON.stringify({
+      apiVersion: MANIFEST.apiVersion,
+      files: [{ digest: DIGEST, mediaType: 'application/octet-stream', path: 'assets/payload.txt', size: PAYLOAD.length }],
+      kind: MANIFEST.kind,
+    });
     expect(manifestDigest).toBe(`sha256:${createHash('sha256').update(canonical).digest('hex')}`);
     const recommit = await subject.call('POST', `${API}/artifacts/uploads/${uploadId}/commit`, { headers: { 'idempotency-key': 'commit-2' } });
     expect(recommit.status).toBe(200);
@@ -82,6 +88,8 @@ describe('artifact upload, commit and holdings', () => {
     const abandon = await subject.call('DELETE', `${API}/artifacts/uploads/${uploadId}`, { headers: { 'idempotency-key': 'abandon-1' } });
     expect(abandon.status).toBe(204);
     expect((await putBlob(uploadId, PAYLOAD)).status).toBe(400);
-    expect(errorCode(await subject.call('DELETE', `${API}/artifacts/uploads/up_unknown`, { headers: { 'idempotency-key': 'abandon-2' } }))).toBe('artifact_missing');
+    expect(errorCode(await subject.call('DELETE', `${API}/artifacts/uploads/up_unknown`, { headers: { 'idempotency-key': 'abandon-2' } }))).toBe(
+      'artifact_missing',
+    );
   });
 });

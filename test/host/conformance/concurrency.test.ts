@@ -22,14 +22,18 @@ async function race(run: (index: number) => Promise<{ status: number; json: unkn
   const answers = await Promise.all(Array.from({ length: RACERS }, (_, index) => run(index)));
   return {
     winners: answers.filter((answer) => answer.status === 201).length,
-    refusals: answers.filter((answer) => answer.status !== 201).map((answer) => errorCode({ ...answer, headers: new Headers(), text: '' }) ?? String(answer.status)),
+    refusals: answers
+      .filter((answer) => answer.status !== 201)
+      .map((answer) => errorCode({ ...answer, headers: new Headers(), text: '' }) ?? String(answer.status)),
   };
 }
 
 describe('concurrent applies', () => {
   it('exclusive: exactly one of many parallel leases on one counter wins', async () => {
     await client.apply(refOf('range-counter'), 'contested', { lower: 1, upper: 2 });
-    const { winners, refusals } = await race((index) => client.apply(refOf('counter-lease'), `racer-${index}`, { target: target('resources.publisher.example', 'RangeCounter', 'contested') }));
+    const { winners, refusals } = await race((index) =>
+      client.apply(refOf('counter-lease'), `racer-${index}`, { target: target('resources.publisher.example', 'RangeCounter', 'contested') }),
+    );
     expect(winners).toBe(1);
     expect(new Set(refusals)).toEqual(new Set(['invalid_argument']));
   });
@@ -46,7 +50,10 @@ describe('concurrent applies', () => {
     const node = refOf('constraint-node');
     await client.apply(node, 'pair-left', {});
     await client.apply(node, 'pair-right', {});
-    const spec = { left: target('constraints.publisher.example', 'ConstraintNode', 'pair-left'), right: target('constraints.publisher.example', 'ConstraintNode', 'pair-right') };
+    const spec = {
+      left: target('constraints.publisher.example', 'ConstraintNode', 'pair-left'),
+      right: target('constraints.publisher.example', 'ConstraintNode', 'pair-right'),
+    };
     const { winners } = await race((index) => client.apply(refOf('constraint-unique-pair'), `pair-${index}`, spec));
     expect(winners).toBe(1);
   });

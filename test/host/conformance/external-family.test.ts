@@ -32,7 +32,12 @@ afterAll(async () => {
 describe('the whole external-family folder', () => {
   it('installs every Form the corpus expects, and the Interface and Binding', async () => {
     const corpus = JSON.parse(readFileSync(path.join(EXTERNAL_FAMILY, '../../generic.json'), 'utf8')) as {
-      snapshotInputs: { name: string; expectedFormRefs: unknown[]; expectedInterfaces?: { name: string; version: string }[]; expectedBindings?: { name: string; version: string }[] }[];
+      snapshotInputs: {
+        name: string;
+        expectedFormRefs: unknown[];
+        expectedInterfaces?: { name: string; version: string }[];
+        expectedBindings?: { name: string; version: string }[];
+      }[];
     };
     const family = corpus.snapshotInputs.find((input) => input.name === 'external-family');
     const forms = (await subject.call('GET', `${API}/forms`)).json as { forms: { identity: { formRef: unknown } }[] };
@@ -168,7 +173,10 @@ describe('the ten constraint kinds (§18)', () => {
     const badSum = await client.apply(weighted, 'weights-bad', { weights: [{ weight: 60 }, { weight: 30 }] });
     expect(badSum.json).toMatchObject({ error: { code: 'invalid_argument', details: { pointer: '/spec/weights' } } });
     const structural = refOf('constraint-structural');
-    const rows = [{ key: 'a', value: 1 }, { key: 'a', value: 2 }];
+    const rows = [
+      { key: 'a', value: 1 },
+      { key: 'a', value: 2 },
+    ];
     const badRows = await client.apply(structural, 'rows-bad', { lower: 1, upper: 2, rows });
     expect(badRows.json).toMatchObject({ error: { code: 'invalid_argument', details: { pointer: '/spec/rows/1/key' } } });
     const badOrder = await client.apply(structural, 'order-bad', { lower: 3, upper: 2, rows: [{ key: 'a', value: 1 }] });
@@ -244,7 +252,9 @@ describe('import (§12.3)', () => {
     expect(resourceOf(inPlace).metadata).toMatchObject({ uid: resourceOf(minted).metadata.uid, generation: '2' });
 
     expect(errorCode(await client.import(SEQUENCE, 'imp-a', { lower: 1, upper: 6 }, 'native-2', '2'))).toBe('import_conflict');
-    expect(errorCode(await new FamilyClient(subject, undefined, 'elsewhere').import(COUNTER, 'imp-b', { lower: 1, upper: 2 }, 'native-1'))).toBe('import_conflict');
+    expect(errorCode(await new FamilyClient(subject, undefined, 'elsewhere').import(COUNTER, 'imp-b', { lower: 1, upper: 2 }, 'native-1'))).toBe(
+      'import_conflict',
+    );
     expect((await new FamilyClient(subject, TOKEN_B).import(SEQUENCE, 'imp-a', { lower: 1, upper: 5 }, 'native-1')).status).toBe(201);
     expect(errorCode(await client.import(SEQUENCE, 'imp-a', { lower: 1, upper: 6 }, 'native-1', '1'))).toBe('generation_conflict');
     expect(errorCode(await client.import(SEQUENCE, 'imp-a', { lower: 1, upper: 6 }, 'native-1'))).toBe('generation_conflict');

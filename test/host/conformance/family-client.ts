@@ -86,7 +86,11 @@ export class FamilyClient {
 export interface WireResource {
   metadata: { uid: string; generation: string; revision: string };
   spec: Record<string, unknown>;
-  status: { observedGeneration: string; conditions: { type: string; status: string; reason: string; hostReason?: string }[]; outputs?: Record<string, unknown> };
+  status: {
+    observedGeneration: string;
+    conditions: { type: string; status: string; reason: string; hostReason?: string }[];
+    outputs?: Record<string, unknown>;
+  };
 }
 
 export function resourceOf(answer: HostAnswer): WireResource {

@@ -115,7 +115,10 @@ describe('asynchronous mutations (§13)', () => {
   it('retires a 202 create record with the incarnation its Operation produced (§10.2), like a direct answer', async () => {
     // Regression (kill soak): the replayed 202 used to point at the Operation of a deleted
     // incarnation, so a resumed create reported a uid the Host no longer had.
-    const prepared = (await client.prepare(SEQUENCE, 'retired-async', { lower: 1, upper: 2 })).json as { resource: { spec: unknown }; review: { prepareDigest: string } };
+    const prepared = (await client.prepare(SEQUENCE, 'retired-async', { lower: 1, upper: 2 })).json as {
+      resource: { spec: unknown };
+      review: { prepareDigest: string };
+    };
     const request = {
       body: { ...client.body(SEQUENCE, 'retired-async', prepared.resource.spec), review: { prepareDigest: prepared.review.prepareDigest } },
       headers: { 'idempotency-key': 'retired-async-create', 'if-none-match': '*', ...ASYNC },
@@ -146,7 +149,10 @@ describe('fault switches', () => {
   });
 
   it('drops the connection after committing; the retry with the same key replays the committed answer', async () => {
-    const prepared = (await client.prepare(SEQUENCE, 'dropped', { lower: 1, upper: 2 })).json as { resource: { spec: unknown }; review: { prepareDigest: string } };
+    const prepared = (await client.prepare(SEQUENCE, 'dropped', { lower: 1, upper: 2 })).json as {
+      resource: { spec: unknown };
+      review: { prepareDigest: string };
+    };
     const request = {
       body: { ...client.body(SEQUENCE, 'dropped', prepared.resource.spec), review: { prepareDigest: prepared.review.prepareDigest } },
       headers: { 'if-none-match': '*', 'idempotency-key': 'drop-key' },
@@ -165,10 +171,18 @@ describe('fault switches', () => {
       body: { apiVersion: SEQUENCE.apiVersion, kind: SEQUENCE.kind, name: 'flipped', space: 'demo', ready: 'False' },
     });
     expect(flip.status).toBe(200);
-    const observed = await subject.call('POST', `${client.path(SEQUENCE, 'flipped')}/observe?${new URLSearchParams({ space: 'demo', definitionVersion: SEQUENCE.definitionVersion, schemaDigest: SEQUENCE.schemaDigest })}`, {
-      headers: { 'takoform-expected-generation': '1' },
-    });
-    const resource = (observed.json as { resource: { metadata: { revision: string; generation: string }; status: { conditions: { type: string; status: string; reason: string }[] } } }).resource;
+    const observed = await subject.call(
+      'POST',
+      `${client.path(SEQUENCE, 'flipped')}/observe?${new URLSearchParams({ space: 'demo', definitionVersion: SEQUENCE.definitionVersion, schemaDigest: SEQUENCE.schemaDigest })}`,
+      {
+        headers: { 'takoform-expected-generation': '1' },
+      },
+    );
+    const resource = (
+      observed.json as {
+        resource: { metadata: { revision: string; generation: string }; status: { conditions: { type: string; status: string; reason: string }[] } };
+      }
+    ).resource;
     expect(resource.metadata).toMatchObject({ generation: '1', revision: '2' });
     expect(resource.status.conditions).toEqual(
       expect.arrayContaining([

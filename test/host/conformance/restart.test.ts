@@ -25,7 +25,10 @@ describe('restart on the same database', () => {
     const lease = await client.apply(refOf('counter-lease'), 'kept-lease', { target: target('resources.publisher.example', 'RangeCounter', 'kept-counter') });
     const assigned = await client.apply(refOf('assigned-counter'), 'kept-assigned', { label: 'x' });
     await client.import(refOf('range-sequence'), 'kept-import', { lower: 1, upper: 2 }, 'native-kept');
-    const prepared = (await client.prepare(refOf('range-gauge'), 'kept-replay', { lower: 1, upper: 2 })).json as { resource: { spec: unknown }; review: { prepareDigest: string } };
+    const prepared = (await client.prepare(refOf('range-gauge'), 'kept-replay', { lower: 1, upper: 2 })).json as {
+      resource: { spec: unknown };
+      review: { prepareDigest: string };
+    };
     const replayRequest = {
       body: { ...client.body(refOf('range-gauge'), 'kept-replay', prepared.resource.spec), review: { prepareDigest: prepared.review.prepareDigest } },
       headers: { 'if-none-match': '*', 'idempotency-key': 'kept-key' },
@@ -43,7 +46,11 @@ describe('restart on the same database', () => {
       expect((await client.read(refOf('assigned-counter'), 'kept-assigned')).text).toBe(assigned.text);
       // Pins, reservations and claims survived.
       expect(errorCode(await client.delete(refOf('range-counter'), 'kept-counter', '1'))).toBe('dependency_in_use');
-      expect(errorCode(await client.apply(refOf('counter-lease'), 'kept-lease-2', { target: target('resources.publisher.example', 'RangeCounter', 'kept-counter') }))).toBe('invalid_argument');
+      expect(
+        errorCode(
+          await client.apply(refOf('counter-lease'), 'kept-lease-2', { target: target('resources.publisher.example', 'RangeCounter', 'kept-counter') }),
+        ),
+      ).toBe('invalid_argument');
       expect(errorCode(await client.import(refOf('range-gauge'), 'kept-import-2', { lower: 1, upper: 2 }, 'native-kept'))).toBe('import_conflict');
       // The replay record answers byte for byte; the pending Operation still commits.
       const replayed = await subject.call('PUT', client.path(refOf('range-gauge'), 'kept-replay'), replayRequest);

@@ -12,17 +12,19 @@ describe('TenantGate', () => {
     const most = new Map<string, number>();
     let together = 0;
     let mostTogether = 0;
-    const work = (tenant: string, fail = false) => async () => {
-      active.set(tenant, (active.get(tenant) ?? 0) + 1);
-      together += 1;
-      most.set(tenant, Math.max(most.get(tenant) ?? 0, active.get(tenant)!));
-      mostTogether = Math.max(mostTogether, together);
-      await sleep(5);
-      active.set(tenant, active.get(tenant)! - 1);
-      together -= 1;
-      if (fail) throw new Error('refused');
-      return tenant;
-    };
+    const work =
+      (tenant: string, fail = false) =>
+      async () => {
+        active.set(tenant, (active.get(tenant) ?? 0) + 1);
+        together += 1;
+        most.set(tenant, Math.max(most.get(tenant) ?? 0, active.get(tenant)!));
+        mostTogether = Math.max(mostTogether, together);
+        await sleep(5);
+        active.set(tenant, active.get(tenant)! - 1);
+        together -= 1;
+        if (fail) throw new Error('refused');
+        return tenant;
+      };
     const results = await Promise.allSettled([
       gate.run('a', work('a')),
       gate.run('a', work('a', true)),

@@ -274,10 +274,7 @@ describe('read, update, observe and delete (§21.4-§21.7)', () => {
 
   it('answers resource_not_found for a read under another exact FormRef and form_unknown for an unknown one', async () => {
     await create();
-    const unknown = await subject.call(
-      'GET',
-      `${PATH}?${exactQuery({ ...RANGE_SEQUENCE_REF, definitionVersion: '9.9.9' })}`,
-    );
+    const unknown = await subject.call('GET', `${PATH}?${exactQuery({ ...RANGE_SEQUENCE_REF, definitionVersion: '9.9.9' })}`);
     expect(unknown.status).toBe(404);
     expect(errorCode(unknown)).toBe('form_unknown');
     const extraKey = await subject.call('GET', `${PATH}?${exactQuery(RANGE_SEQUENCE_REF)}&group=resources.publisher.example`);

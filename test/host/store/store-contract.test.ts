@@ -193,7 +193,10 @@ describe.each([sqlite, postgres])('store contract on $name', (engine) => {
       await tx.saveIdempotencyRecord({ ...record('async', undefined), status: 202, operationId: 'op_1' });
       await tx.bindOperationRecords('op_1', 'res_1');
     });
-    expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('async', undefined).scope))).toMatchObject({ boundUid: 'res_1', operationId: 'op_1' });
+    expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('async', undefined).scope))).toMatchObject({
+      boundUid: 'res_1',
+      operationId: 'op_1',
+    });
     await store.transaction((tx) => tx.deleteResource('res_1'));
     expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('bound', 'res_1').scope))).toBeUndefined();
     expect(await store.transaction((tx) => tx.findIdempotencyRecord(record('async', undefined).scope))).toBeUndefined();
@@ -212,9 +215,9 @@ describe.each([sqlite, postgres])('store contract on $name', (engine) => {
         { pointer: '/t', relation: '/t', target: { ...address, name: 't' }, targetUid: 'res_t', targetFormRef: resource.formRef, bindingRef: undefined },
       ]);
     });
-    await expect(
-      store.transaction((tx) => tx.saveReservation({ tenant: 'tenant-a', namespace: 'claim:a', value: 'v1', holderUid: 'res_1' })),
-    ).rejects.toThrow(/unique/i);
+    await expect(store.transaction((tx) => tx.saveReservation({ tenant: 'tenant-a', namespace: 'claim:a', value: 'v1', holderUid: 'res_1' }))).rejects.toThrow(
+      /unique/i,
+    );
     await store.transaction((tx) => tx.releaseReservations('res_1', 'claim:'));
     expect((await store.transaction((tx) => tx.reservationsHeldBy('res_1'))).map((r) => r.namespace)).toEqual(['exclusive:b']);
     expect(await store.transaction((tx) => tx.relationsTargetingUid('res_t'))).toMatchObject([{ sourceUid: 'res_1', pointer: '/t' }]);

@@ -10,10 +10,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { startHost, type HostOptions, type RunningHost, type TokenEntry } from '../../../src/host/server.js';
 
-export const EXTERNAL_FAMILY = path.resolve(
-  process.cwd(),
-  '../shared/data/takoform/conformance/takoform-v1/generic-host/external-family',
-);
+export const EXTERNAL_FAMILY = path.resolve(process.cwd(), '../shared/data/takoform/conformance/takoform-v1/generic-host/external-family');
 export const RANGE_SEQUENCE_DIR = path.join(EXTERNAL_FAMILY, 'range-sequence');
 export const RANGE_COUNTER_DIR = path.join(EXTERNAL_FAMILY, 'range-counter');
 export const RANGE_COUNTER_V2_DIR = path.join(EXTERNAL_FAMILY, 'range-counter-v0-2');
@@ -124,8 +121,7 @@ export async function call(origin: string, method: string, target: string, optio
   if (token !== null) headers.authorization = `Bearer ${token}`;
   let body: string | Uint8Array | undefined;
   if (options.body !== undefined) {
-    body =
-      typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
+    body = typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
   Object.assign(headers, options.headers);

@@ -6,7 +6,17 @@ import type { LoadedCatalog } from '../../../src/plugin/catalog/catalog-file.js'
 import { catalogDiagnostics, resourceTypesInConfiguration } from '../../../src/plugin/catalog/catalog-hints.js';
 
 const loaded = (found: boolean, typeNames: string[] = [], file = '/m/.takoform.lock.json'): LoadedCatalog => ({
-  catalog: { formatVersion: 1, forms: typeNames.map((typeName) => ({ typeName, formRef: { apiVersion: 'g.example', kind: 'K', definitionVersion: '1.0.0', schemaDigest: 'sha256:x' }, title: 'K', operations: [], immutableFields: [], desiredSchema: {} })) },
+  catalog: {
+    formatVersion: 1,
+    forms: typeNames.map((typeName) => ({
+      typeName,
+      formRef: { apiVersion: 'g.example', kind: 'K', definitionVersion: '1.0.0', schemaDigest: 'sha256:x' },
+      title: 'K',
+      operations: [],
+      immutableFields: [],
+      desiredSchema: {},
+    })),
+  },
   source: file,
   file,
   found,
@@ -15,14 +25,25 @@ const loaded = (found: boolean, typeNames: string[] = [], file = '/m/.takoform.l
 describe('resource types in the configuration', () => {
   it('reads the root module and the modules init recorded, skipping block comments', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'hints-'));
-    writeFileSync(path.join(root, 'main.tf'), 'resource "takoform_a" "x" {\n}\n/*\nresource "takoform_commented" "y" {}\n*/\nresource "aws_instance" "z" {}\n  resource takoform_unquoted "w" {}\n');
+    writeFileSync(
+      path.join(root, 'main.tf'),
+      'resource "takoform_a" "x" {\n}\n/*\nresource "takoform_commented" "y" {}\n*/\nresource "aws_instance" "z" {}\n  resource takoform_unquoted "w" {}\n',
+    );
     writeFileSync(path.join(root, 'extra.tf.json'), JSON.stringify({ resource: { takoform_json: { j: {} } } }));
     mkdirSync(path.join(root, 'modules/net'), { recursive: true });
     writeFileSync(path.join(root, 'modules/net/main.tf'), 'resource "takoform_in_module" "m" {}\n');
     mkdirSync(path.join(root, 'unused'), { recursive: true });
     writeFileSync(path.join(root, 'unused/main.tf'), 'resource "takoform_unused" "u" {}\n');
     mkdirSync(path.join(root, '.terraform/modules'), { recursive: true });
-    writeFileSync(path.join(root, '.terraform/modules/modules.json'), JSON.stringify({ Modules: [{ Key: '', Source: '', Dir: '.' }, { Key: 'net', Source: './modules/net', Dir: 'modules/net' }] }));
+    writeFileSync(
+      path.join(root, '.terraform/modules/modules.json'),
+      JSON.stringify({
+        Modules: [
+          { Key: '', Source: '', Dir: '.' },
+          { Key: 'net', Source: './modules/net', Dir: 'modules/net' },
+        ],
+      }),
+    );
     const found = resourceTypesInConfiguration(root, {});
     expect([...found.keys()].sort()).toEqual(['takoform_a', 'takoform_in_module', 'takoform_json', 'takoform_unquoted']);
     expect(found.get('takoform_a')).toBe('main.tf:1');
@@ -33,7 +54,14 @@ describe('resource types in the configuration', () => {
 
 describe('catalog diagnostics', () => {
   it('is an error naming the file, TAKOFORM_CATALOG and the command when a used type is missing', () => {
-    const [d] = catalogDiagnostics(loaded(true, ['takoform_b']), new Map([['takoform_a', 'main.tf:3'], ['takoform_resource', 'main.tf:9']]), { TAKOFORM_ENDPOINT: 'http://127.0.0.1:8787' });
+    const [d] = catalogDiagnostics(
+      loaded(true, ['takoform_b']),
+      new Map([
+        ['takoform_a', 'main.tf:3'],
+        ['takoform_resource', 'main.tf:9'],
+      ]),
+      { TAKOFORM_ENDPOINT: 'http://127.0.0.1:8787' },
+    );
     expect(d!.severity).toBe('error');
     expect(d!.summary).toBe('Resource type not in the Form catalog');
     expect(d!.detail).toContain('/m/.takoform.lock.json (set TAKOFORM_CATALOG to use another file) has no type takoform_a (main.tf:3)');
@@ -41,19 +69,30 @@ describe('catalog diagnostics', () => {
   });
 
   it('suggests a close catalog name for a typo', () => {
-    const [d] = catalogDiagnostics(loaded(true, ['takoform_range_sequence', 'takoform_range_counter']), new Map([['takoform_range_sequnce', 'main.tf:4'], ['takoform_other_thing', 'main.tf:9']]), {});
+    const [d] = catalogDiagnostics(
+      loaded(true, ['takoform_range_sequence', 'takoform_range_counter']),
+      new Map([
+        ['takoform_range_sequnce', 'main.tf:4'],
+        ['takoform_other_thing', 'main.tf:9'],
+      ]),
+      {},
+    );
     expect(d!.detail).toContain('takoform_range_sequnce (main.tf:4; did you mean takoform_range_sequence?)');
     expect(d!.detail).toContain('takoform_other_thing (main.tf:9)');
   });
 
   it('warns when there is no catalog or an empty one and nothing used is missing; silent otherwise', () => {
-    expect(catalogDiagnostics(loaded(false), new Map([['takoform_resource', 'main.tf:1']]), {})).toEqual([expect.objectContaining({ severity: 'warning', summary: 'No Form catalog' })]);
+    expect(catalogDiagnostics(loaded(false), new Map([['takoform_resource', 'main.tf:1']]), {})).toEqual([
+      expect.objectContaining({ severity: 'warning', summary: 'No Form catalog' }),
+    ]);
     expect(catalogDiagnostics(loaded(true), new Map(), {})).toEqual([expect.objectContaining({ severity: 'warning', summary: 'Empty Form catalog' })]);
     expect(catalogDiagnostics(loaded(true, ['takoform_a']), new Map([['takoform_a', 'main.tf:1']]), {})).toEqual([]);
   });
 
   it('says TAKOFORM_CATALOG named the file when it did', () => {
-    const [d] = catalogDiagnostics(loaded(false, [], '/elsewhere/cat.json'), new Map([['takoform_a', 'main.tf:1']]), { TAKOFORM_CATALOG: '/elsewhere/cat.json' });
+    const [d] = catalogDiagnostics(loaded(false, [], '/elsewhere/cat.json'), new Map([['takoform_a', 'main.tf:1']]), {
+      TAKOFORM_CATALOG: '/elsewhere/cat.json',
+    });
     expect(d!.summary).toBe('No Form catalog');
     expect(d!.detail).toContain('/elsewhere/cat.json (named by TAKOFORM_CATALOG)');
     expect(d!.detail).toContain('--out /elsewhere/cat.json');

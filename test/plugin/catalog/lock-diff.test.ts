@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Catalog, CatalogForm } from '../../../src/plugin/catalog/catalog-file.js';
 import { diffCatalogs, formatDiff, lossesOf } from '../../../src/plugin/catalog/lock-diff.js';
 
-const ref = (kind: string, version = '0.1.0', digit = 'a') => ({ apiVersion: 'resources.publisher.example', kind, definitionVersion: version, schemaDigest: `sha256:${digit.repeat(64)}` });
+const ref = (kind: string, version = '0.1.0', digit = 'a') => ({
+  apiVersion: 'resources.publisher.example',
+  kind,
+  definitionVersion: version,
+  schemaDigest: `sha256:${digit.repeat(64)}`,
+});
 const entry = (typeName: string, kind: string, extra: Partial<CatalogForm> = {}): CatalogForm => ({
   typeName,
   formRef: ref(kind),
@@ -12,7 +17,13 @@ const entry = (typeName: string, kind: string, extra: Partial<CatalogForm> = {})
   desiredSchema: { type: 'object' },
   ...extra,
 });
-const verified: Partial<CatalogForm> = { role: 'identity', immutableFields: ['/x'], outputSchema: { type: 'object' }, constraints: [{ kind: 'orderedPair', references: ['/a', '/b'] }], packageVerified: true };
+const verified: Partial<CatalogForm> = {
+  role: 'identity',
+  immutableFields: ['/x'],
+  outputSchema: { type: 'object' },
+  constraints: [{ kind: 'orderedPair', references: ['/a', '/b'] }],
+  packageVerified: true,
+};
 const catalog = (...forms: CatalogForm[]): Catalog => ({ formatVersion: 1, forms });
 
 describe('catalog diff', () => {
@@ -29,7 +40,11 @@ describe('catalog diff', () => {
     const diff = diffCatalogs(before, after);
     expect(formatDiff(diff).split('\n')).toEqual([
       '- takoform_a: resources.publisher.example/A@0.1.0 (sha256:' + 'a'.repeat(64) + ')',
-      '~ takoform_b: re-pointed from resources.publisher.example/B@0.1.0 (sha256:' + 'a'.repeat(64) + ') to resources.publisher.example/B@0.2.0 (sha256:' + 'c'.repeat(64) + ')',
+      '~ takoform_b: re-pointed from resources.publisher.example/B@0.1.0 (sha256:' +
+        'a'.repeat(64) +
+        ') to resources.publisher.example/B@0.2.0 (sha256:' +
+        'c'.repeat(64) +
+        ')',
       '+ takoform_c: resources.publisher.example/C@0.1.0 (sha256:' + 'a'.repeat(64) + ') (no package metadata)',
       '',
     ]);
@@ -45,7 +60,9 @@ describe('catalog diff', () => {
     const without = catalog(entry('takoform_a', 'A'));
     const lost = diffCatalogs(withPkg, without);
     expect(formatDiff(lost)).toBe('~ takoform_a: loses role, immutableFields, outputSchema, constraints\n');
-    expect(lossesOf(lost).metadata).toEqual(['takoform_a would lose role, immutableFields, outputSchema, constraints (no verified Form Package for takoform_a was given)']);
+    expect(lossesOf(lost).metadata).toEqual([
+      'takoform_a would lose role, immutableFields, outputSchema, constraints (no verified Form Package for takoform_a was given)',
+    ]);
     const gained = diffCatalogs(without, withPkg);
     expect(formatDiff(gained)).toBe('~ takoform_a: gains role, immutableFields, outputSchema, constraints\n');
     expect(lossesOf(gained)).toEqual({ removals: [], metadata: [] });

@@ -15,7 +15,13 @@ const form = (group: string, kind: string, version: string, digit: string): Cata
 describe('resource type naming', () => {
   it('uses takoform_<snake kind> and disambiguates groups and versions', () => {
     const named = assignTypeNames(
-      [form('resources.publisher.example', 'RangeSequence', '0.1.0', 'a'), form('resources.publisher.example', 'RangeCounter', '0.1.0', 'b'), form('resources.publisher.example', 'RangeCounter', '0.2.0', 'c'), form('other.publisher.example', 'RangeGauge', '0.1.0', 'd'), form('resources.publisher.example', 'RangeGauge', '0.1.0', 'e')],
+      [
+        form('resources.publisher.example', 'RangeSequence', '0.1.0', 'a'),
+        form('resources.publisher.example', 'RangeCounter', '0.1.0', 'b'),
+        form('resources.publisher.example', 'RangeCounter', '0.2.0', 'c'),
+        form('other.publisher.example', 'RangeGauge', '0.1.0', 'd'),
+        form('resources.publisher.example', 'RangeGauge', '0.1.0', 'e'),
+      ],
       [],
     );
     expect(named.map((f) => f.typeName)).toEqual([
@@ -28,7 +34,10 @@ describe('resource type naming', () => {
   });
   it('never renames a locked type', () => {
     const previous = [{ ...form('resources.publisher.example', 'RangeCounter', '0.1.0', 'b'), typeName: 'takoform_range_counter' }];
-    const named = assignTypeNames([form('resources.publisher.example', 'RangeCounter', '0.1.0', 'b'), form('resources.publisher.example', 'RangeCounter', '0.2.0', 'c')], previous);
+    const named = assignTypeNames(
+      [form('resources.publisher.example', 'RangeCounter', '0.1.0', 'b'), form('resources.publisher.example', 'RangeCounter', '0.2.0', 'c')],
+      previous,
+    );
     expect(named.map((f) => f.typeName)).toEqual(['takoform_range_counter', 'takoform_range_counter_v0_2_0']);
   });
   it('formats deterministically and parses back', () => {

@@ -7,7 +7,13 @@ import { mapDesiredSchema } from '../../../src/plugin/schema/form-mapping.js';
 
 const refusal = (pointer: string) => new HostApiError('prepare', 'invalid_argument', 400, false, 'req_1', `${pointer} is wrong`, undefined, pointer);
 const ref = { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', definitionVersion: '0.1.0', schemaDigest: `sha256:${'0'.repeat(64)}` };
-const typed: ResourceContext = { typeName: 'takoform_range_sequence', name: 'n', space: 's', formRef: ref, fields: mapDesiredSchema({ type: 'object', properties: { lower: { type: 'integer' } } }) };
+const typed: ResourceContext = {
+  typeName: 'takoform_range_sequence',
+  name: 'n',
+  space: 's',
+  formRef: ref,
+  fields: mapDesiredSchema({ type: 'object', properties: { lower: { type: 'integer' } } }),
+};
 const generic: ResourceContext = { typeName: 'takoform_resource', name: 'n', space: 's', formRef: ref, specAttribute: 'spec' };
 
 describe('attribute paths of Host refusals', () => {

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REMEDY } from '../../../src/plugin/diag/host-diagnostics.js';
 
-const OPERATIONS = JSON.parse(readFileSync(path.resolve(process.cwd(), '../shared/data/takoform/spec/host-api/operations-v1.json'), 'utf8')) as { errorEnvelope: { codes: string[] } };
+const OPERATIONS = JSON.parse(readFileSync(path.resolve(process.cwd(), '../shared/data/takoform/spec/host-api/operations-v1.json'), 'utf8')) as {
+  errorEnvelope: { codes: string[] };
+};
 
 describe('remedies', () => {
   it('has one for every code of operations-v1.json, and no other', () => {

@@ -50,7 +50,11 @@ it('serves every call shape over plaintext HTTP/2 and exits on Shutdown', async 
   const h = await new Promise<any>((resolve, reject) => health.Check({}, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r))));
   expect(h.status).toBe('SERVING');
   // A request above grpc-js's 4 MiB default goes through (core may send large states).
-  const big = await new Promise<any>((resolve, reject) => provider.ValidateResourceConfig({ type_name: 'nope', config: { msgpack: Buffer.alloc(5 << 20, 0xc0) } } as any, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r))));
+  const big = await new Promise<any>((resolve, reject) =>
+    provider.ValidateResourceConfig({ type_name: 'nope', config: { msgpack: Buffer.alloc(5 << 20, 0xc0) } } as any, (e: unknown, r: unknown) =>
+      e ? reject(e) : resolve(r),
+    ),
+  );
   expect(big.diagnostics.length).toBe(1);
   const controller = new proto.plugin.GRPCController(`unix://${address}`, grpc.credentials.createInsecure());
   await new Promise<void>((resolve) => controller.Shutdown({}, () => resolve()));

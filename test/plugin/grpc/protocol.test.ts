@@ -23,7 +23,7 @@ longMode(true);
 const reference = protoLoader.fromJSON(descriptor as Json, { ...LOADER_OPTIONS });
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 root.resolveAll();
-const asReference = <T,>(fn: () => T): T => {
+const asReference = <T>(fn: () => T): T => {
   longMode(true);
   try {
     return fn();

@@ -13,7 +13,14 @@ import { GENERIC_FORMS } from '../../support/paths.js';
 const dir = path.join(GENERIC_FORMS, 'range-counter');
 const def = JSON.parse(readFileSync(path.join(dir, 'definition.json'), 'utf8'));
 const index = JSON.parse(readFileSync(path.join(dir, 'package-index.json'), 'utf8'));
-const rt = new FormResourceType({ typeName: 'takoform_range_counter', formRef: index.formRef, title: def.title, operations: def.lifecycleCapabilities, immutableFields: [], desiredSchema: def.desiredSchema });
+const rt = new FormResourceType({
+  typeName: 'takoform_range_counter',
+  formRef: index.formRef,
+  title: def.title,
+  operations: def.lifecycleCapabilities,
+  immutableFields: [],
+  desiredSchema: def.desiredSchema,
+});
 const negative = JSON.parse(readFileSync(path.join(dir, 'fixtures/negative-unexpected-property.json'), 'utf8'));
 
 const config = (spec: TfValue, ref = index.formRef) =>

@@ -12,13 +12,37 @@ function rangeCounter(): FormResourceType {
   const dir = path.join(GENERIC_FORMS, 'range-counter');
   const def = JSON.parse(readFileSync(path.join(dir, 'definition.json'), 'utf8'));
   const index = JSON.parse(readFileSync(path.join(dir, 'package-index.json'), 'utf8'));
-  return new FormResourceType({ typeName: 'takoform_range_counter', formRef: index.formRef, title: def.title, operations: def.lifecycleCapabilities, immutableFields: def.immutableFields ?? [], desiredSchema: def.desiredSchema });
+  return new FormResourceType({
+    typeName: 'takoform_range_counter',
+    formRef: index.formRef,
+    title: def.title,
+    operations: def.lifecycleCapabilities,
+    immutableFields: def.immutableFields ?? [],
+    desiredSchema: def.desiredSchema,
+  });
 }
 
 describe('offline validation after default materialization', () => {
   const rt = rangeCounter();
-  const slot = (required: boolean | null) => objectValue([['name', 'OBJECTS'], ['required', required], ['service', objectValue([['api_version', null], ['protocol', 'com.amazonaws.s3']])]]);
-  const config = (slots: unknown[]) => objectValue([['name', 'c'], ['lower', TfNumber.of(1)], ['upper', TfNumber.of(2)], ['external_services', slots as never]]);
+  const slot = (required: boolean | null) =>
+    objectValue([
+      ['name', 'OBJECTS'],
+      ['required', required],
+      [
+        'service',
+        objectValue([
+          ['api_version', null],
+          ['protocol', 'com.amazonaws.s3'],
+        ]),
+      ],
+    ]);
+  const config = (slots: unknown[]) =>
+    objectValue([
+      ['name', 'c'],
+      ['lower', TfNumber.of(1)],
+      ['upper', TfNumber.of(2)],
+      ['external_services', slots as never],
+    ]);
 
   it('refuses two list items that only differ by a member the Host defaults (uniqueItems)', async () => {
     const diags = await rt.validator.validate(config([slot(true), slot(null)]));
@@ -33,7 +57,17 @@ describe('offline validation after default materialization', () => {
 
   it('checks a whole spec document (takoform_resource) the same way', async () => {
     const service = { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' };
-    const diags = await rt.validator.validateDocument({ lower: 1, upper: 2, externalServices: [{ name: 'A', required: true, service }, { name: 'A', service }] }, () => ['spec']);
+    const diags = await rt.validator.validateDocument(
+      {
+        lower: 1,
+        upper: 2,
+        externalServices: [
+          { name: 'A', required: true, service },
+          { name: 'A', service },
+        ],
+      },
+      () => ['spec'],
+    );
     expect(diags.map((d) => d.path)).toEqual([['spec']]);
   });
 });

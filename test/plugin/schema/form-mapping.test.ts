@@ -69,10 +69,16 @@ describe('RangeCounter mapping', () => {
     expect([...rt.replaceAttributes]).toEqual(['external_services']);
   });
   it('fills const values the user leaves out', () => {
-    const values = fromSpec(rt.fields, { lower: 1, upper: 2, externalServices: [{ name: 'OBJECTS', service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }] });
+    const values = fromSpec(rt.fields, {
+      lower: 1,
+      upper: 2,
+      externalServices: [{ name: 'OBJECTS', service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }],
+    });
     const slot = (values.external_services as any[])[0];
     const withoutConst = { ...values, external_services: [{ ...slot, service: { ...slot.service, api_version: null } }] };
-    expect(toSpec(rt.fields, withoutConst).externalServices).toEqual([{ name: 'OBJECTS', service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } }]);
+    expect(toSpec(rt.fields, withoutConst).externalServices).toEqual([
+      { name: 'OBJECTS', service: { apiVersion: 'standards.takoform.com/v1', protocol: 'com.amazonaws.s3' } },
+    ]);
   });
   it('has a stable implied type', () => {
     expect(JSON.stringify(typeToJson(rt.valueType))).toContain(
@@ -95,7 +101,9 @@ describe('references', () => {
   it('map a relation with constant group and kind to the target name', () => {
     expect(attr(rt, 'target')).toMatchObject({ required: true, type: { kind: 'string' } });
     expect(attr(rt, 'target')!.description).toMatch(/Name of the RangeSequence/);
-    expect(toSpec(rt.fields, { target: 'range-sequence' })).toEqual({ target: { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', name: 'range-sequence' } });
+    expect(toSpec(rt.fields, { target: 'range-sequence' })).toEqual({
+      target: { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', name: 'range-sequence' },
+    });
     expect(fromSpec(rt.fields, { target: { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', name: 'x' } }).target).toBe('x');
   });
   it('map attachment Forms without update to replacement on every desired attribute', () => {

@@ -27,7 +27,12 @@ const config = (entries: [string, TfValue][]) => objectValue([['name', 'x'], ...
 
 describe('offline own-spec constraints', () => {
   it('orderedPair on the first reference', async () => {
-    const diags = await resourceType('range-counter', 'takoform_range_counter', true).validate(config([['lower', n(5)], ['upper', n(1)]]));
+    const diags = await resourceType('range-counter', 'takoform_range_counter', true).validate(
+      config([
+        ['lower', n(5)],
+        ['upper', n(1)],
+      ]),
+    );
     expect(diags).toHaveLength(1);
     expect(diags[0]!.path).toEqual(['lower']);
     expect(diags[0]!.detail).toMatch(/lower must be at most \/upper \(5 > 1\) \(orderedPair/);
@@ -42,13 +47,30 @@ describe('offline own-spec constraints', () => {
   });
 
   it('uniqueBy on the repeated member', async () => {
-    const row = (k: string, v: number) => objectValue([['key', k], ['value', n(v)]]);
-    const diags = await resourceType('constraint-structural', 'takoform_structural_constraint_holder', true).validate(config([['lower', n(1)], ['upper', n(2)], ['rows', [row('a', 1), row('a', 2)]]]));
+    const row = (k: string, v: number) =>
+      objectValue([
+        ['key', k],
+        ['value', n(v)],
+      ]);
+    const diags = await resourceType('constraint-structural', 'takoform_structural_constraint_holder', true).validate(
+      config([
+        ['lower', n(1)],
+        ['upper', n(2)],
+        ['rows', [row('a', 1), row('a', 2)]],
+      ]),
+    );
     expect(diags.map((d) => d.path)).toEqual([['rows', 1, 'key']]);
     expect(diags[0]!.detail).toMatch(/rows\[1\]\.key repeats/);
   });
 
   it('a catalog without constraints leaves them to the Host', async () => {
-    expect(await resourceType('range-counter', 'takoform_range_counter', false).validate(config([['lower', n(5)], ['upper', n(1)]]))).toEqual([]);
+    expect(
+      await resourceType('range-counter', 'takoform_range_counter', false).validate(
+        config([
+          ['lower', n(5)],
+          ['upper', n(1)],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@ import { TfNumber } from '../../../src/plugin/values/tf-number.js';
 import { T } from '../../../src/plugin/values/tf-type.js';
 import { objectValue, TfDynamic, Unknown, UNKNOWN } from '../../../src/plugin/values/tf-value.js';
 
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+const hex = (b: Uint8Array) =>
+  Buffer.from(b)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
 const bytes = (h: string) => new Uint8Array(Buffer.from(h.replace(/ /g, ''), 'hex'));
 
 // Golden vectors from shared/spec/terraform-plugin-protocol.md §3.6 (derived from go-cty).
@@ -14,7 +17,13 @@ describe('golden vectors', () => {
   });
   it('object with an unknown attribute', () => {
     const type = T.object({ id: T.string, name: T.string });
-    const encoded = encodeMsgpack(objectValue([['name', 'x'], ['id', UNKNOWN]]), type);
+    const encoded = encodeMsgpack(
+      objectValue([
+        ['name', 'x'],
+        ['id', UNKNOWN],
+      ]),
+      type,
+    );
     expect(hex(encoded)).toBe('82 a2 69 64 d4 00 00 a4 6e 61 6d 65 a1 78');
     const decoded = decodeMsgpack(encoded, type) as Record<string, unknown>;
     expect(decoded.name).toBe('x');
@@ -94,7 +103,10 @@ describe('unknowns', () => {
 describe('objects and collections', () => {
   const type = T.object({ a: T.string, b: T.list(T.number), c: T.map(T.bool) });
   it('round-trips and writes missing attributes as null', () => {
-    const value = objectValue([['a', 'x'], ['b', [TfNumber.of(1), TfNumber.of(2)]]]);
+    const value = objectValue([
+      ['a', 'x'],
+      ['b', [TfNumber.of(1), TfNumber.of(2)]],
+    ]);
     const decoded = decodeMsgpack(encodeMsgpack(value, type), type) as Record<string, unknown>;
     expect(decoded.a).toBe('x');
     expect(decoded.c).toBeNull();
@@ -106,7 +118,14 @@ describe('objects and collections', () => {
     expect(() => decodeMsgpack(wrong, type)).toThrow(/an object with 3 attributes is required \(1 given\)/);
   });
   it('refuses a wrong primitive with the attribute path', () => {
-    const wrong = encodeMsgpack(objectValue([['a', 'x'], ['b', ['nope']], ['c', null]]), T.object({ a: T.string, b: T.list(T.string), c: T.map(T.bool) }));
+    const wrong = encodeMsgpack(
+      objectValue([
+        ['a', 'x'],
+        ['b', ['nope']],
+        ['c', null],
+      ]),
+      T.object({ a: T.string, b: T.list(T.string), c: T.map(T.bool) }),
+    );
     expect(() => decodeMsgpack(wrong, type)).toThrow(/\["b"\]\[0\]: number is required/);
   });
   it('refuses a "__proto__" map key with a codec error instead of polluting prototypes', () => {

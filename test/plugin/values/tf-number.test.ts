@@ -26,7 +26,11 @@ describe('TfNumber with extreme exponents', () => {
 
   it('refuses them for the Host quickly, with a short message and the attribute path', () => {
     const fields = mapDesiredSchema({ type: 'object', properties: { lower: { type: 'integer' }, ratio: { type: 'number' } } });
-    for (const [attr, text] of [['lower', '1e400000000'], ['ratio', '1e-400000000'], ['lower', '1e-400000000']] as const) {
+    for (const [attr, text] of [
+      ['lower', '1e400000000'],
+      ['ratio', '1e-400000000'],
+      ['lower', '1e-400000000'],
+    ] as const) {
       const started = performance.now();
       let error: unknown;
       try {

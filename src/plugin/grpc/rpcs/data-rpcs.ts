@@ -24,7 +24,9 @@ export function dataRpcs(provider: TakoformProvider, unary: ReturnType<typeof un
     ReadDataSource: unary('ReadDataSource', async (req) => {
       const ds = dataSource(req.type_name);
       const config = decodeObject(req.config, ds.valueType);
-      const result = config ? await ds.read(config, provider) : { state: null, diagnostics: [errorDiag('Missing configuration', `${req.type_name} needs a configuration.`)] };
+      const result = config
+        ? await ds.read(config, provider)
+        : { state: null, diagnostics: [errorDiag('Missing configuration', `${req.type_name} needs a configuration.`)] };
       if (!result.state) return { diagnostics: toProtoDiagnostics(result.diagnostics) };
       return { state: encodeDynamic(result.state, ds.valueType), diagnostics: toProtoDiagnostics(result.diagnostics) };
     }),

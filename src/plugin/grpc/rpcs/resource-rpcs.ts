@@ -18,7 +18,8 @@ import { decodeObject, encodeDynamic } from '../dynamic-value.js';
 import type { unaryRpc } from './unary.js';
 
 export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeof unaryRpc>) {
-  const identity = (kind: ResourceKind, state: TfObject | null) => (kind.traits.identity && state ? identityToProto(identityOf(kind, state), IDENTITY_TYPE) : undefined);
+  const identity = (kind: ResourceKind, state: TfObject | null) =>
+    kind.traits.identity && state ? identityToProto(identityOf(kind, state), IDENTITY_TYPE) : undefined;
   const withIdentity = <K extends string>(key: K, kind: ResourceKind, state: TfObject | null) => {
     const id = identity(kind, state);
     return (id ? { [key]: id } : {}) as Partial<Record<K, ReturnType<typeof identityToProto>>>;
@@ -30,7 +31,10 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
         provider
           .kinds()
           .filter((k) => k.traits.identity)
-          .map((k) => [k.typeName, { version: String(IDENTITY_VERSION), identity_attributes: IDENTITY_ATTRIBUTES.map((a) => ({ ...a, type: Buffer.from('"string"') })) }]),
+          .map((k) => [
+            k.typeName,
+            { version: String(IDENTITY_VERSION), identity_attributes: IDENTITY_ATTRIBUTES.map((a) => ({ ...a, type: Buffer.from('"string"') })) },
+          ]),
       ),
       diagnostics: [],
     })),
@@ -38,7 +42,11 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
     UpgradeResourceIdentity: unary('UpgradeResourceIdentity', (req) => {
       provider.kind(req.type_name);
       if (Number(req.version) !== IDENTITY_VERSION) {
-        return { diagnostics: toProtoDiagnostics([errorDiag('Unknown identity version', `${req.type_name} identity version ${req.version} is not known to this provider.`)]) };
+        return {
+          diagnostics: toProtoDiagnostics([
+            errorDiag('Unknown identity version', `${req.type_name} identity version ${req.version} is not known to this provider.`),
+          ]),
+        };
       }
       const raw = JSON.parse(Buffer.from(req.raw_identity?.json ?? Buffer.from('null')).toString('utf8')) as Record<string, unknown> | null;
       return { upgraded_identity: identityToProto(upgradeIdentity(raw), IDENTITY_TYPE), diagnostics: [] };
@@ -86,7 +94,14 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
     PlanResourceChange: unary('PlanResourceChange', async (req) => {
       const kind = provider.kind(req.type_name);
       const decode = (v: typeof req.config) => decodeObject(v, kind.valueType);
-      const planned = await planChange(kind, provider, decode(req.prior_state), decode(req.proposed_new_state), decode(req.config), privateFromProto(req.prior_private));
+      const planned = await planChange(
+        kind,
+        provider,
+        decode(req.prior_state),
+        decode(req.proposed_new_state),
+        decode(req.config),
+        privateFromProto(req.prior_private),
+      );
       const result = planned.planned === null ? planned : { ...planned, diagnostics: [...planned.diagnostics, ...provider.planWarnings(req.type_name)] };
       if (hasError(result.diagnostics)) return { diagnostics: toProtoDiagnostics(result.diagnostics) };
       return {
@@ -121,7 +136,12 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
       }
       const result = await importResource(kind, provider, id);
       if (!result.state) return { imported_resources: [], diagnostics: toProtoDiagnostics(result.diagnostics) };
-      const imported = { type_name: req.type_name, state: encodeDynamic(result.state, kind.valueType), private: privateToProto(result.private), ...withIdentity('identity', kind, result.state) };
+      const imported = {
+        type_name: req.type_name,
+        state: encodeDynamic(result.state, kind.valueType),
+        private: privateToProto(result.private),
+        ...withIdentity('identity', kind, result.state),
+      };
       return { imported_resources: [imported], diagnostics: toProtoDiagnostics(result.diagnostics) };
     }),
 

@@ -9,7 +9,7 @@ import type { AnyResponse, unaryRpc } from './unary.js';
 const refusal = (what: string) => toProtoDiagnostics([errorDiag('Unsupported operation', `The takoform provider does not support ${what}.`)]);
 
 export function unsupportedRpcs(unary: ReturnType<typeof unaryRpc>) {
-  const unsupported = <Req,>(rpc: string, what: string) => unary<Req, AnyResponse>(rpc, () => ({ diagnostics: refusal(what) }));
+  const unsupported = <Req>(rpc: string, what: string) => unary<Req, AnyResponse>(rpc, () => ({ diagnostics: refusal(what) }));
   return {
     ValidateEphemeralResourceConfig: unsupported('ValidateEphemeralResourceConfig', 'ephemeral resources'),
     OpenEphemeralResource: unsupported('OpenEphemeralResource', 'ephemeral resources'),

@@ -26,16 +26,28 @@ export interface StateResult {
   readonly diagnostics: Diagnostic[];
 }
 
-export async function applyChange(kind: ResourceKind, host: HostAccess, prior: TfObject | null, planned: TfObject | null, plannedPrivate: ResourcePrivate): Promise<StateResult> {
+export async function applyChange(
+  kind: ResourceKind,
+  host: HostAccess,
+  prior: TfObject | null,
+  planned: TfObject | null,
+  plannedPrivate: ResourcePrivate,
+): Promise<StateResult> {
   const client = host.client;
-  if (!client) return { state: prior, private: {}, diagnostics: [errorDiag('Provider not configured', 'The takoform provider needs `endpoint` and `token` to apply changes.')] };
+  if (!client)
+    return {
+      state: prior,
+      private: {},
+      diagnostics: [errorDiag('Provider not configured', 'The takoform provider needs `endpoint` and `token` to apply changes.')],
+    };
   if (planned === null) return deleteResource(kind, host, client, prior!);
 
   let spec: JsonObject;
   try {
     spec = kind.desiredSpec(planned);
   } catch (e) {
-    if (e instanceof SpecConversionError) return { state: prior, private: {}, diagnostics: [errorDiag('Invalid value', `${kind.typeName}: ${e.message}.`, e.path)] };
+    if (e instanceof SpecConversionError)
+      return { state: prior, private: {}, diagnostics: [errorDiag('Invalid value', `${kind.typeName}: ${e.message}.`, e.path)] };
     throw e;
   }
   const target = readEnvelope(planned);
@@ -84,7 +96,10 @@ export async function applyChange(kind: ResourceKind, host: HostAccess, prior: T
       if (promised && canonicalJson(prepared.spec) !== canonicalJson(promised)) {
         return kept([
           ...journalWarnings,
-          errorDiag('Changed on the Host since plan', `The Host would now apply a different spec to ${kind.typeName} "${target.name}" than the plan showed. Run plan again.`),
+          errorDiag(
+            'Changed on the Host since plan',
+            `The Host would now apply a different spec to ${kind.typeName} "${target.name}" than the plan showed. Run plan again.`,
+          ),
         ]);
       }
       review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
@@ -95,7 +110,12 @@ export async function applyChange(kind: ResourceKind, host: HostAccess, prior: T
 
   try {
     const result = prior
-      ? await client.resources.apply(request, review, { kind: 'update', expectedGeneration: readEnvelope(prior).generation, expectedUid: readEnvelope(prior).uid }, { operationTimeoutMs: timeoutMs })
+      ? await client.resources.apply(
+          request,
+          review,
+          { kind: 'update', expectedGeneration: readEnvelope(prior).generation, expectedUid: readEnvelope(prior).uid },
+          { operationTimeoutMs: timeoutMs },
+        )
       : await journaledCreate(client, host.journal, request, review, { operationTimeoutMs: timeoutMs });
     return written(result.resource, journalWarnings);
   } catch (e) {

@@ -78,7 +78,13 @@ export function ignoredEntryWarnings(typeName: string, name: string, ignored: re
  * directory, or this one after `state rm`: say so plainly, with the import command, instead
  * of the Host's complaint about a fence. Core adds the address of the block that lost.
  */
-export async function createConflictDiagnostic(client: LifecycleClient, kind: ResourceKind, request: ResourceRequest, prior: TfObject | null, error: unknown): Promise<Diagnostic | undefined> {
+export async function createConflictDiagnostic(
+  client: LifecycleClient,
+  kind: ResourceKind,
+  request: ResourceRequest,
+  prior: TfObject | null,
+  error: unknown,
+): Promise<Diagnostic | undefined> {
   if (prior || !(error instanceof HostApiError) || !(error.code === 'invalid_argument' || error.code === 'generation_conflict')) return undefined;
   const { space, name } = request.metadata;
   const existing = await client.resources.read({ formRef: request.form.formRef, space, name }).catch(() => undefined);

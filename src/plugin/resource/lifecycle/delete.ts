@@ -21,7 +21,11 @@ export async function deleteResource(kind: ResourceKind, host: HostAccess, clien
   const waitUntil = Date.now() + DEPENDENCY_WAIT_MS;
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
     try {
-      await client.resources.delete(address, { expectedGeneration: envelope.generation, uid: envelope.uid }, { operationTimeoutMs: operationTimeout(prior.timeouts, 'delete') });
+      await client.resources.delete(
+        address,
+        { expectedGeneration: envelope.generation, uid: envelope.uid },
+        { operationTimeoutMs: operationTimeout(prior.timeouts, 'delete') },
+      );
       host.journal.forgetName(formRef, envelope.space, envelope.name);
       return { state: null, private: {}, diagnostics: [] };
     } catch (e) {

@@ -17,7 +17,11 @@ export async function importResource(kind: ResourceKind, host: HostAccess, id: s
   try {
     const resource = await client.resources.read({ formRef, space, name });
     if (!resource) {
-      return { state: null, private: {}, diagnostics: [errorDiag('Cannot import non-existent resource', `The Host has no ${formRef.kind} "${name}" in space "${space}" under this exact Form.`)] };
+      return {
+        state: null,
+        private: {},
+        diagnostics: [errorDiag('Cannot import non-existent resource', `The Host has no ${formRef.kind} "${name}" in space "${space}" under this exact Form.`)],
+      };
     }
     const state = kind.stateFromResource(resource, null);
     return { state, private: kind.privateFor(state), diagnostics: [] };

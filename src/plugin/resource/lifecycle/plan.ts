@@ -45,7 +45,8 @@ export async function planChange(
   const requiresReplace: AttributePath[] = [];
   const collectReplace = (values: Record<string, TfValue>) => {
     if (!prior) return;
-    for (const attr of ['name', 'space']) if (!sameValue(prior[attr] ?? null, values[attr] ?? null) && !has(requiresReplace, attr)) requiresReplace.push([attr]);
+    for (const attr of ['name', 'space'])
+      if (!sameValue(prior[attr] ?? null, values[attr] ?? null) && !has(requiresReplace, attr)) requiresReplace.push([attr]);
     for (const path of kind.replacePaths(prior, objectValue(Object.entries(values)))) if (!has(requiresReplace, String(path[0]))) requiresReplace.push(path);
   };
 
@@ -63,7 +64,9 @@ export async function planChange(
     spec = kind.desiredSpec(config);
   } catch (e) {
     if (e instanceof SpecConversionError) {
-      return fail(errorDiag('Invalid value', `${kind.typeName} "${planned.name as string}": ${e.message}. Form ${formatFormRef(kind.formRef(config))}.`, e.path));
+      return fail(
+        errorDiag('Invalid value', `${kind.typeName} "${planned.name as string}": ${e.message}. Form ${formatFormRef(kind.formRef(config))}.`, e.path),
+      );
     }
     throw e;
   }

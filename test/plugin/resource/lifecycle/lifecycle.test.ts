@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, jcsDigest } from '../../../../src/common/digest.js';
-import { AcceptedOutcomeUnknownError, HostApiError, type FormRef, type JsonObject, type MutationOptions, type ResourceRequest, type ResourceResponse } from '../../../../src/host-client/index.js';
+import {
+  AcceptedOutcomeUnknownError,
+  HostApiError,
+  type FormRef,
+  type JsonObject,
+  type MutationOptions,
+  type ResourceRequest,
+  type ResourceResponse,
+} from '../../../../src/host-client/index.js';
 import { CreateJournal } from '../../../../src/plugin/resource/create-journal.js';
 import { FormResourceType } from '../../../../src/plugin/resource/form-resource-type.js';
 import { GenericResourceKind } from '../../../../src/plugin/resource/generic-resource.js';
@@ -26,7 +34,14 @@ import { GENERIC_FORMS } from '../../../support/paths.js';
 const dir = path.join(GENERIC_FORMS, 'range-sequence');
 const def = JSON.parse(readFileSync(path.join(dir, 'definition.json'), 'utf8'));
 const REF: FormRef = JSON.parse(readFileSync(path.join(dir, 'package-index.json'), 'utf8')).formRef;
-const typed = new FormResourceType({ typeName: 'takoform_range_sequence', formRef: REF, title: def.title, operations: def.lifecycleCapabilities, immutableFields: [], desiredSchema: def.desiredSchema });
+const typed = new FormResourceType({
+  typeName: 'takoform_range_sequence',
+  formRef: REF,
+  title: def.title,
+  operations: def.lifecycleCapabilities,
+  immutableFields: [],
+  desiredSchema: def.desiredSchema,
+});
 const generic = new GenericResourceKind((ref) => (ref.schemaDigest === REF.schemaDigest ? typed : undefined));
 
 type Call = { route: string; body?: unknown; options?: MutationOptions };
@@ -64,7 +79,10 @@ class FakeHost implements LifecycleClient {
         form: { formRef: REF },
         metadata: { name, space: request.metadata.space, uid: prior?.metadata.uid ?? `res_${++this.uid}`, generation, revision: generation },
         spec,
-        status: { observedGeneration: generation, conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: '2026-12-01T00:00:00Z' }] },
+        status: {
+          observedGeneration: generation,
+          conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', lastTransitionTime: '2026-12-01T00:00:00Z' }],
+        },
       };
       this.stored.set(name, resource);
       return { outcome: prior ? ('updated' as const) : ('created' as const), resource };
@@ -95,7 +113,15 @@ class FakeHost implements LifecycleClient {
 
 function access(host: FakeHost, overrides: Partial<HostAccess> = {}): HostAccess {
   const cwd = mkdtempSync(path.join(tmpdir(), 'lifecycle-'));
-  return { client: host, defaultSpace: 'demo', configUnknown: false, journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd), checkForm: async () => undefined, plannedCreates: new Set<string>(), ...overrides };
+  return {
+    client: host,
+    defaultSpace: 'demo',
+    configUnknown: false,
+    journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd),
+    checkForm: async () => undefined,
+    plannedCreates: new Set<string>(),
+    ...overrides,
+  };
 }
 
 const n = (v: number) => TfNumber.of(v);
@@ -107,7 +133,9 @@ function configOf(kind: ResourceKind, name: string, spec: Record<string, TfValue
   base.name = name;
   if (kind instanceof GenericResourceKind) {
     Object.assign(base, { api_version: REF.apiVersion, kind: REF.kind, definition_version: REF.definitionVersion, schema_digest: REF.schemaDigest });
-    base.spec = Object.values(spec).some((v) => isUnknown(v)) ? UNKNOWN : jsonToDynamic(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, v instanceof TfNumber ? v.toNumber() : (v as string)])) as JsonObject);
+    base.spec = Object.values(spec).some((v) => isUnknown(v))
+      ? UNKNOWN
+      : jsonToDynamic(Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, v instanceof TfNumber ? v.toNumber() : (v as string)])) as JsonObject);
   } else Object.assign(base, spec);
   return objectValue(Object.entries(base));
 }
@@ -164,7 +192,11 @@ describe.each([
     const host = new FakeHost();
     const config = configOf(kind, 'a', { lower: n(1), upper: n(2) });
     const plan = await planChange(kind, access(host), null, config, config, {});
-    await host.resources.apply({ apiVersion: REF.apiVersion, kind: REF.kind, form: { formRef: REF }, metadata: { name: 'a', space: 'demo' }, spec: { lower: 5, upper: 6 } }, plan.private.binding!, { kind: 'create' });
+    await host.resources.apply(
+      { apiVersion: REF.apiVersion, kind: REF.kind, form: { formRef: REF }, metadata: { name: 'a', space: 'demo' }, spec: { lower: 5, upper: 6 } },
+      plan.private.binding!,
+      { kind: 'create' },
+    );
     host.failNext.apply = [new HostApiError('apply', 'generation_conflict', 412, false, 'req_1', 'name taken')];
     const applied = await applyChange(kind, access(host), null, plan.planned, plan.private);
     expect(applied.state).toBeNull();
@@ -187,7 +219,16 @@ describe.each([
     const waiting = await readResource(kind, hostAccess, applied.state!, applied.private);
     expect(waiting.state).toBe(applied.state);
     host.operationDone = true;
-    host.stored.set('a', { ...(await host.resources.apply({ apiVersion: REF.apiVersion, kind: REF.kind, form: { formRef: REF }, metadata: { name: 'a', space: 'demo' }, spec: { lower: 1, upper: 2 } }, plan.private.binding!, { kind: 'create' })).resource, metadata: { name: 'a', space: 'demo', uid: 'res_9', generation: '1', revision: '1' } });
+    host.stored.set('a', {
+      ...(
+        await host.resources.apply(
+          { apiVersion: REF.apiVersion, kind: REF.kind, form: { formRef: REF }, metadata: { name: 'a', space: 'demo' }, spec: { lower: 1, upper: 2 } },
+          plan.private.binding!,
+          { kind: 'create' },
+        )
+      ).resource,
+      metadata: { name: 'a', space: 'demo', uid: 'res_9', generation: '1', revision: '1' },
+    });
     const done = await readResource(kind, hostAccess, applied.state!, applied.private);
     expect(done.state!.pending_operation).toBeNull();
     expect(done.state!.uid).toBe('res_9');
@@ -245,7 +286,14 @@ describe.each([
 describe('a Form without update', () => {
   // Both kinds change such a resource only by replacement: the typed type through its
   // replace attributes, takoform_resource through the catalog's operations for its Form.
-  const noUpdate = new FormResourceType({ typeName: 'takoform_range_sequence', formRef: REF, title: def.title, operations: ['create', 'read', 'delete'], immutableFields: [], desiredSchema: def.desiredSchema });
+  const noUpdate = new FormResourceType({
+    typeName: 'takoform_range_sequence',
+    formRef: REF,
+    title: def.title,
+    operations: ['create', 'read', 'delete'],
+    immutableFields: [],
+    desiredSchema: def.desiredSchema,
+  });
   const genericNoUpdate = new GenericResourceKind(() => noUpdate);
   it.each([
     ['typed', noUpdate as ResourceKind, 'upper'],
