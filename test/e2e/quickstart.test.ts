@@ -95,8 +95,27 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     writeFileSync(path.join(ws.dir, 'bad.auto.tfvars'), 'upper = 7\n');
   });
 
-  it('a Host refusal at plan names the resource, the Form, the Host code and the field', async () => {
+  it('an own-configuration rule the catalog knows (orderedPair) is refused offline, on the attribute, without the Host', async () => {
     writeFileSync(path.join(ws.dir, 'counter.tf'), 'resource "takoform_range_counter" "bad" {\n  name  = "bad-counter"\n  lower = 5\n  upper = 2\n}\n');
+    let r;
+    try {
+      r = await ws.run(['validate', '-no-color']);
+    } finally {
+      rmSync(path.join(ws.dir, 'counter.tf'));
+    }
+    const text = r.stderr.replace(/\s+/g, ' ');
+    expect(r.code).toBe(1);
+    expect(text).toMatch(/Error: Value not allowed by the Form/);
+    expect(text).toMatch(/orderedPair/);
+    expect(text).toMatch(/on counter\.tf line [34], in resource "takoform_range_counter" "bad"/);
+  });
+
+  it('a Host refusal at plan names the resource, the Form, the Host code and the field', async () => {
+    // A required standard-service slot this Host cannot satisfy: only the Host can decide it.
+    writeFileSync(
+      path.join(ws.dir, 'counter.tf'),
+      'resource "takoform_range_counter" "bad" {\n  name  = "bad-counter"\n  lower = 1\n  upper = 2\n  external_services = [{ name = "QUEUE", service = { protocol = "no.such.protocol" } }]\n}\n',
+    );
     let r;
     try {
       r = await ws.run(['plan', '-input=false', '-no-color']);
@@ -105,12 +124,12 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
     }
     const text = r.stderr.replace(/\s+/g, ' '); // tofu wraps diagnostics at 78 columns
     expect(r.code).toBe(1);
-    expect(text).toMatch(/Host refused: invalid_argument/);
+    expect(text).toMatch(/Host refused: unsupported_capability/);
     expect(text).toMatch(/takoform_range_counter "bad-counter" in space "demo"/);
     expect(text).toMatch(/RangeCounter@0\.1\.0/);
     expect(text).toMatch(/request req_/);
-    // The Host's pointer /spec/upper becomes the attribute path, so core points at the line.
-    expect(text).toMatch(/on counter\.tf line 4, in resource "takoform_range_counter" "bad": 4: upper = 2/);
+    // The Host's pointer into the list becomes the attribute path, so core points at the line.
+    expect(text).toMatch(/on counter\.tf line 5, in resource "takoform_range_counter" "bad"/);
     expect(text).not.toContain(host.token);
     const probe = await fetch(
       `${host.url}/apis/forms.takoform.com/v1/resources/resources.publisher.example/RangeCounter/bad-counter?space=demo&definitionVersion=0.1.0&schemaDigest=sha256%3A0c1f2f3fc0bc03d5a528aa286e50df3fa1a2b735da9690e6fe20c999115c9c36`,

@@ -178,15 +178,15 @@ describe('secrets and tenant isolation through real tofu', () => {
 
   it('fails closed without the CA, with a certificate diagnostic that names TAKOFORM_CA_FILE', () => {
     const e = result.evidence;
-    expect(e.certificateDiagnostic).toMatch(/Error: Host unreachable/);
+    expect(e.certificateDiagnostic).toMatch(/Error: Host certificate not trusted/);
     expect(e.certificateDiagnostic).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate/);
-    expect(e.certificateDiagnostic).toMatch(/TLS certificate is not trusted, so nothing was sent to it.*TAKOFORM_CA_FILE/);
+    expect(e.certificateDiagnostic).toMatch(/TLS certificate of the Host at \S+ is not trusted .*so nothing was sent to it.*TAKOFORM_CA_FILE/);
     expect(e.catalogLockCertificateError).toMatch(/catalog lock failed: .*self-signed certificate/);
   });
 
   it('refuses a redirect and plain http to a non-loopback origin with clear diagnostics', () => {
     const e = result.evidence;
-    expect(e.redirectDiagnostic).toMatch(/Error: Host protocol violation/);
+    expect(e.redirectDiagnostic).toMatch(/Error: Not a Takoform Host/);
     expect(e.redirectDiagnostic).toMatch(/redirect \(HTTP 307\) refused: a Host must not redirect, and the token is never sent elsewhere/);
     expect(e.plainHttpDiagnostic).toMatch(/Error: Invalid provider configuration/);
     expect(e.plainHttpDiagnostic).toMatch(/plain http is allowed only for a loopback Host; use https for/);
