@@ -45,7 +45,7 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
     );
   } else {
     // No catalog, or one without a type the configuration uses: say so where core shows it.
-    provider.loadDiagnostics.push(...catalogDiagnostics(catalog, resourceTypesInConfiguration()));
+    provider.deferLoadDiagnostics(() => catalogDiagnostics(catalog, resourceTypesInConfiguration()));
   }
   const socket = planListenSocket();
   let server: GrpcH2Server | undefined;

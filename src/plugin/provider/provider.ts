@@ -24,7 +24,28 @@ export class TakoformProvider implements HostAccess {
   configUnknown = false;
   /** Creates sent but maybe not recorded in state; scoped to the configured endpoint. */
   journal = CreateJournal.disabled();
-  readonly loadDiagnostics: Diagnostic[] = [];
+  private readonly eagerDiagnostics: Diagnostic[] = [];
+  private deferred: (() => Diagnostic[]) | undefined;
+
+  /**
+   * Diagnostics about how the provider was loaded (catalog problems), shown on the schema
+   * requests. Some are computed on first use only: they read the configuration's files, which
+   * a launch core never asks for schemas need not pay for before its handshake.
+   */
+  get loadDiagnostics(): Diagnostic[] {
+    if (this.deferred) {
+      const compute = this.deferred;
+      this.deferred = undefined;
+      this.eagerDiagnostics.push(...compute());
+    }
+    return this.eagerDiagnostics;
+  }
+
+  /** Adds load diagnostics computed when first asked for (see loadDiagnostics). */
+  deferLoadDiagnostics(compute: () => Diagnostic[]): void {
+    const before = this.deferred;
+    this.deferred = () => [...(before ? before() : []), ...compute()];
+  }
   readonly plannedCreates = new Set<string>();
 
   constructor(
@@ -35,7 +56,7 @@ export class TakoformProvider implements HostAccess {
       try {
         this.resourceTypes.set(form.typeName, new FormResourceType(form));
       } catch (e) {
-        this.loadDiagnostics.push(errorDiag('Invalid catalog entry', `${form.typeName} from ${catalog.source}: ${(e as Error).message}`));
+        this.eagerDiagnostics.push(errorDiag('Invalid catalog entry', `${form.typeName} from ${catalog.source}: ${(e as Error).message}`));
       }
     }
     logger.info('catalog loaded', { source: catalog.source, resource_types: this.resourceTypes.size });
