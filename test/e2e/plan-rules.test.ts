@@ -55,6 +55,28 @@ describe.each(['tofu', 'terraform'] as const)('plan-time rules through real %s',
     expect(destroyed.stdout).toMatch(/1 destroyed/);
   });
 
+  it('takoform_resource: a cross-resource refusal is a plan-time warning too, and destroy works', async () => {
+    const ref = (JSON.parse(LOCK) as { forms: { formRef: Record<string, string> }[] }).forms.find((f) => f.formRef.kind === 'ClaimTicket')!.formRef;
+    const ticket = (label: string) => `resource "takoform_resource" "${label}" {
+  api_version        = "${ref.apiVersion}"
+  kind               = "${ref.kind}"
+  definition_version = "${ref.definitionVersion}"
+  schema_digest      = "${ref.schemaDigest}"
+  name               = "gclaim-${label}-${cli}"
+  spec               = { claim = "gseat-${cli}" }
+}
+`;
+    const ws = await workspace(ticket('a') + ticket('b'));
+    const applied = await ws.run(APPLY);
+    expect(applied.code, applied.stdout).toBe(1);
+    expect(oneLine(applied.stderr)).toMatch(/already claimed/);
+    const text = oneLine((await ws.ok(PLAN)).stdout);
+    expect(text).toMatch(/Warning: Checked again at apply: claim/);
+    expect(text).toMatch(/with takoform_resource\.(a|b)/);
+    const destroyed = await ws.ok(DESTROY);
+    expect(destroyed.stdout).toMatch(/1 destroyed/);
+  });
+
   it('an immutable field the catalog did not know is planned as a replacement, and destroy works', async () => {
     const counter = (service: string) =>
       `resource "takoform_range_counter_v0_1_0" "c" {\n  name              = "imm-${cli}"\n  lower             = 1\n  upper             = 2\n  external_services = [{ name = "${service}", service = { protocol = "com.amazonaws.s3" } }]\n}\n`;
@@ -94,7 +116,13 @@ ${trigger ? '  lifecycle {\n    replace_triggered_by = [takoform_constraint_memb
     // Without replace_triggered_by: the member's replacement deletes it while the holder pins it.
     writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + family('n2', 'n2', false));
     const plan = await ws.ok(PLAN);
-    expect(oneLine(plan.stdout + plan.stderr)).toMatch(/Checked again at apply: sameResolvedTarget/);
+    const planned = oneLine(plan.stdout + plan.stderr);
+    expect(planned).toMatch(/Checked again at apply: sameResolvedTarget/);
+    // The holder pins the member this plan replaces: said at plan, on the holder, with the recipe.
+    expect(planned).toMatch(/Warning: Refers to a resource this plan replaces/);
+    expect(planned).toMatch(/with takoform_same_target_holder\.h/);
+    expect(planned).toMatch(/ConstraintMember "srt-m-\S+", which this plan replaces/);
+    expect(planned).toMatch(/replace_triggered_by = \[takoform_constraint_member\.<block name>\.uid\]/);
     const refused = await ws.run(APPLY);
     expect(refused.code).toBe(1);
     const text = oneLine(refused.stderr);
@@ -103,6 +131,9 @@ ${trigger ? '  lifecycle {\n    replace_triggered_by = [takoform_constraint_memb
     expect(text).toMatch(/replace_triggered_by = \[<this resource>\.uid\]/);
     // With the recipe: one plan, one apply, then no changes.
     writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + family('n2', 'n2', true));
+    const recipePlan = oneLine((await ws.ok(PLAN)).stdout);
+    expect(recipePlan).toMatch(/takoform_same_target_holder\.h will be replaced due to changes in replace_triggered_by/);
+    expect(recipePlan).not.toMatch(/Refers to a resource this plan replaces/);
     await ws.ok(APPLY);
     expect((await ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color'])).code).toBe(0);
     await ws.ok(DESTROY);

@@ -74,27 +74,32 @@ export function unverifiedPackageWarning(form: CatalogForm, loaded: LoadedCatalo
  */
 export function resourceTypesInConfiguration(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Map<string, string> {
   const found = new Map<string, string>();
-  for (const dir of moduleDirs(cwd, env)) {
-    let names: string[];
+  for (const file of configurationFiles(cwd, env)) {
+    const shown = path.relative(cwd, file) || path.basename(file);
     try {
-      names = readdirSync(dir)
-        .filter((n) => n.endsWith('.tf') || n.endsWith('.tf.json'))
-        .sort();
+      const text = readFileSync(file, 'utf8');
+      for (const [type, line] of file.endsWith('.json') ? typesInJson(text) : typesInHcl(text)) if (!found.has(type)) found.set(type, `${shown}:${line}`);
     } catch {
-      continue;
-    }
-    for (const name of names) {
-      const file = path.join(dir, name);
-      const shown = path.relative(cwd, file) || name;
-      try {
-        const text = readFileSync(file, 'utf8');
-        for (const [type, line] of name.endsWith('.json') ? typesInJson(text) : typesInHcl(text)) if (!found.has(type)) found.set(type, `${shown}:${line}`);
-      } catch {
-        // an unreadable or malformed file is core's to report
-      }
+      // an unreadable or malformed file is core's to report
     }
   }
   return found;
+}
+
+/** The configuration's files: *.tf and *.tf.json of the root module and of each module `init` recorded. */
+export function configurationFiles(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): string[] {
+  const files: string[] = [];
+  for (const dir of moduleDirs(cwd, env)) {
+    try {
+      for (const name of readdirSync(dir)
+        .filter((n) => n.endsWith('.tf') || n.endsWith('.tf.json'))
+        .sort())
+        files.push(path.join(dir, name));
+    } catch {
+      // a module directory that is gone: core reports it
+    }
+  }
+  return files;
 }
 
 function moduleDirs(cwd: string, env: NodeJS.ProcessEnv): string[] {

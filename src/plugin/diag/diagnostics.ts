@@ -41,6 +41,20 @@ export function hclPath(path: AttributePath): string {
 }
 
 /**
+ * A value as it is written in HCL: strings, numbers and booleans as in JSON, lists in
+ * brackets, objects as `{ key = value }` (what a user pastes into a configuration).
+ */
+export function hclValue(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(hclValue).join(', ')}]`;
+  if (typeof value === 'object')
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) ? k : JSON.stringify(k)} = ${hclValue(v)}`)
+      .join(', ')} }`;
+  return JSON.stringify(value);
+}
+
+/**
  * The part of an attribute path core can place in the configuration. Both CLIs resolve a
  * diagnostic's path by walking *blocks* (tfdiags ElaborateFromConfigBody): a step into a
  * nested attribute (`external_services[0].name`) is not a block, so core stops at the

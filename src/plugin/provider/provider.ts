@@ -10,6 +10,7 @@ import { spaceIdDiagnostic } from '../resource/address-validation.js';
 import { FormResourceType } from '../resource/form-resource-type.js';
 import { GENERIC_TYPE_NAME, GenericResourceKind } from '../resource/generic-resource.js';
 import type { HostAccess } from '../resource/lifecycle/host-access.js';
+import { typesInReplaceTriggers } from '../resource/lifecycle/replace-triggers.js';
 import type { ResourceKind } from '../resource/resource-kind.js';
 import type { TfObject } from '../values/tf-value.js';
 import { connectionDiagnostic } from './connection-check.js';
@@ -47,6 +48,13 @@ export class TakoformProvider implements HostAccess {
     this.deferred = () => [...(before ? before() : []), ...compute()];
   }
   readonly plannedCreates = new Set<string>();
+  readonly plannedReplacements = new Map<string, string>();
+  private triggeredTypes: Set<string> | undefined;
+
+  replaceTriggeredTypes(): ReadonlySet<string> {
+    this.triggeredTypes ??= typesInReplaceTriggers();
+    return this.triggeredTypes;
+  }
 
   constructor(
     readonly catalog: LoadedCatalog,

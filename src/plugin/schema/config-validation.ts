@@ -4,7 +4,7 @@
 // known yet are left out, and checks that could only fail because of a left-out value
 // (required members and their kin) are not reported; the Host's prepare covers them later.
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { errorDiag, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
+import { errorDiag, hclPath, hclValue, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
 import { pointerToPath } from '../diag/host-diagnostics.js';
 import { isWhollyKnown, type TfObject, type TfValue } from '../values/tf-value.js';
 import { SpecConversionError, toSpec, type FieldMapping } from './form-mapping.js';
@@ -45,13 +45,7 @@ export class ConfigValidator {
     for (const error of validate.errors ?? []) {
       if (PRESENCE_KEYWORDS.has(error.keyword) && (!complete || error.keyword !== 'required')) continue;
       const path = pointerToPath(pointerOf(error), this.fields);
-      diagnostics.push(
-        errorDiag(
-          'Value not allowed by the Form',
-          `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`,
-          path,
-        ),
-      );
+      diagnostics.push(errorDiag('Value not allowed by the Form', `${this.typeName}: ${refusal(error, path ? hclPath(path) : undefined)}.`, path));
     }
     return diagnostics;
   }
@@ -63,13 +57,10 @@ export class ConfigValidator {
   async validateDocument(doc: JsonObject, pathOf: (pointer: string) => AttributePath): Promise<Diagnostic[]> {
     const validate = await this.compile();
     if (validate(materializeDefaults(this.schema, doc))) return [];
-    return (validate.errors ?? []).map((error) =>
-      errorDiag(
-        'Value not allowed by the Form',
-        `${this.typeName}: ${describe(error)} (JSON Schema rule "${error.keyword}" at ${pointerOf(error) || '/'}).`,
-        pathOf(pointerOf(error)),
-      ),
-    );
+    return (validate.errors ?? []).map((error) => {
+      const path = pathOf(pointerOf(error));
+      return errorDiag('Value not allowed by the Form', `${this.typeName}: ${refusal(error, documentPath(path, pointerOf(error)))}.`, path);
+    });
   }
 
   private async compile(): Promise<ValidateFunction> {
@@ -96,10 +87,32 @@ function pointerOf(error: ErrorObject): string {
   return error.instancePath;
 }
 
+/**
+ * One refusal in the words of the configuration: the HCL attribute path, what the value must
+ * be (values in HCL syntax), and the schema rule, so the user can find it in the Form.
+ */
+function refusal(error: ErrorObject, where: string | undefined): string {
+  const at = where ?? (pointerOf(error) ? `the Form field ${pointerOf(error)}` : 'the resource');
+  return `${at} ${describe(error)} (JSON Schema rule \`${error.keyword}\` of the Form)`;
+}
+
+/** The HCL path into a document attribute (takoform_resource `spec`): the attribute, then the spec's own members. */
+function documentPath(path: AttributePath, pointer: string): string {
+  const steps = pointer
+    .split('/')
+    .slice(1)
+    .filter((t) => t !== '')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((t): AttributePath[number] => (/^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(t) ? t : { key: t }));
+  return hclPath([...path, ...steps]);
+}
+
 function describe(error: ErrorObject): string {
   if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) {
-    return `must be one of ${error.params.allowedValues.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
+    return `must be one of ${error.params.allowedValues.map((v: unknown) => hclValue(v)).join(', ')}`;
   }
-  if (error.keyword === 'const') return `must be ${JSON.stringify(error.params.allowedValue)}`;
+  if (error.keyword === 'const') return `must be ${hclValue(error.params.allowedValue)}`;
+  if (error.keyword === 'required') return 'must be set';
+  if (error.keyword === 'additionalProperties') return 'is not part of the Form';
   return error.message ?? 'is not allowed';
 }

@@ -47,7 +47,7 @@ describe('offline validation against the Form schema', () => {
     );
     expect(diags).toHaveLength(1);
     expect(diags[0]!.path).toEqual(['mode']);
-    expect(diags[0]!.detail).toMatch(/must be one of "safe", "fast"/);
+    expect(diags[0]!.detail).toMatch(/^takoform_range_sequence: mode must be one of "safe", "fast" \(JSON Schema rule `enum` of the Form\)/);
   });
 
   it('checks nested list items and reports the element path', async () => {
@@ -71,6 +71,9 @@ describe('offline validation against the Form schema', () => {
       ]),
     );
     expect(diags.map((d) => d.path)).toEqual([['external_services', 1, 'name']]);
+    // The text speaks HCL: the attribute path as written, never the Host's JSON Pointer.
+    expect(diags[0]!.detail).toMatch(/^takoform_range_counter: external_services\[1\]\.name must match pattern/);
+    expect(diags[0]!.detail).not.toMatch(/externalServices|\/name/);
   });
 
   it('leaves unknown values to later instead of calling them missing', async () => {

@@ -21,5 +21,9 @@ export interface HostAccess {
   /** The exact availability probe; undefined when the Form can be used for `operation`. */
   /** Resources this process has planned to create in this run (`kind\0space\0name`). */
   readonly plannedCreates: Set<string>;
+  /** Resources this process has planned to replace in this run (`kind\0space\0name` → their type). */
+  readonly plannedReplacements: Map<string, string>;
+  /** Types the configuration names in replace_triggered_by lists (replace-triggers.ts); read once. */
+  replaceTriggeredTypes(): ReadonlySet<string>;
   checkForm(typeName: string, formRef: FormRef, space: string, operation: 'create' | 'update'): Promise<Diagnostic | undefined>;
 }

@@ -12,10 +12,11 @@ import { crossResourceWarning, hostFailureDiagnostic, requestPointerPath, type R
 import { classifyRefusal } from '../../diag/refusal-class.js';
 import { SpecConversionError } from '../../schema/form-mapping.js';
 import { isWhollyKnown, objectValue, UNKNOWN, type TfObject, type TfValue } from '../../values/tf-value.js';
-import { COMPUTED_ON_CHANGE, COMPUTED_ON_CREATE } from '../envelope.js';
+import { COMPUTED_ON_CHANGE, COMPUTED_ON_CREATE, readEnvelope } from '../envelope.js';
 import type { ResourceKind } from '../resource-kind.js';
 import { diagnosticContext, sameValue } from './common.js';
 import type { HostAccess } from './host-access.js';
+import { pinnedReplacementWarnings, replacementKey } from './pinned-replacements.js';
 import type { ResourcePrivate } from './resource-private.js';
 
 export interface PlanResult {
@@ -26,6 +27,35 @@ export interface PlanResult {
 }
 
 export async function planChange(
+  kind: ResourceKind,
+  host: HostAccess,
+  prior: TfObject | null,
+  proposed: TfObject | null,
+  config: TfObject | null,
+  priorPrivate: ResourcePrivate,
+): Promise<PlanResult> {
+  const result = await planOne(kind, host, prior, proposed, config, priorPrivate);
+  if (!prior || !config || !result.planned) return result;
+  const before = readEnvelope(prior);
+  if (result.requiresReplace.length > 0) {
+    // Recorded for what refers to it, which core plans after it (pinned-replacements.ts).
+    host.plannedReplacements.set(replacementKey(kind.formRef(prior).kind, before.space, before.name), kind.typeName);
+    return result;
+  }
+  if (host.plannedReplacements.size === 0 || !kind.specKnown(config)) return result;
+  let spec: JsonObject;
+  try {
+    spec = kind.desiredSpec(config);
+  } catch {
+    return result; // reported by the plan itself
+  }
+  const planned = readEnvelope(result.planned);
+  const ctx = diagnosticContext(kind, kind.formRef(result.planned), planned.name, planned.space, prior);
+  const warnings = pinnedReplacementWarnings(spec, ctx, host.plannedReplacements, () => host.replaceTriggeredTypes());
+  return warnings.length ? { ...result, diagnostics: [...result.diagnostics, ...warnings] } : result;
+}
+
+async function planOne(
   kind: ResourceKind,
   host: HostAccess,
   prior: TfObject | null,

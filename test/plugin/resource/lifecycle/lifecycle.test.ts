@@ -120,6 +120,8 @@ function access(host: FakeHost, overrides: Partial<HostAccess> = {}): HostAccess
     journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd),
     checkForm: async () => undefined,
     plannedCreates: new Set<string>(),
+    plannedReplacements: new Map<string, string>(),
+    replaceTriggeredTypes: () => new Set<string>(),
     ...overrides,
   };
 }
