@@ -181,7 +181,12 @@ function checkCommandLine(argv: readonly string[]): { code: number; text: string
     const bare = a.split('=')[0]!;
     if (known.includes(bare)) continue;
     if (!known.includes(`${bare}=`)) return { code: 2, text: `${name}: unknown flag ${bare}\n\n${commandUsage(name)}` };
-    if (!a.includes('=')) i++; // its value
+    if (!a.includes('=')) {
+      // its value; a missing one (an empty variable in a script) would otherwise take the next flag
+      const value = args[i + 1];
+      if (value === undefined || value.startsWith('--')) return { code: 2, text: `${name}: ${bare} needs a value\n\n${commandUsage(name)}` };
+      i++;
+    }
   }
   return undefined;
 }

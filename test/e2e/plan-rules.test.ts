@@ -139,6 +139,31 @@ ${trigger ? '  lifecycle {\n    replace_triggered_by = [takoform_constraint_memb
     await ws.ok(DESTROY);
   });
 
+  it('renaming a listed member: the holder, re-pointed in place, still pins the old one at its delete — said at plan', async () => {
+    const config = (member: string) => `
+resource "takoform_constraint_node" "n" {
+  name = "ren-n-${cli}"
+}
+resource "takoform_constraint_member" "m" {
+  name    = "${member}-${cli}"
+  through = takoform_constraint_node.n.name
+}
+resource "takoform_same_target_holder" "h" {
+  name    = "ren-h-${cli}"
+  anchor  = takoform_constraint_node.n.name
+  members = [takoform_constraint_member.m.name]
+}
+`;
+    const ws = await workspace(config('ren-m1'));
+    await ws.ok(APPLY);
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + config('ren-m2'));
+    const text = oneLine((await ws.ok(PLAN)).stdout);
+    expect(text).toMatch(/takoform_same_target_holder\.h will be updated in-place/);
+    expect(text).toMatch(/Warning: Refers to a resource this plan replaces/);
+    expect(text).toMatch(/ConstraintMember "ren-m1-\S+", which this plan replaces/);
+    await ws.ok(DESTROY);
+  });
+
   it('notes a reference to a target that nothing creates; not one this run creates', async () => {
     const main = `
 resource "takoform_range_sequence" "t" {

@@ -37,20 +37,23 @@ export function replacementKey(kind: string, space: string, name: string): strin
 }
 
 /**
- * Warnings for the references of a resource whose own plan keeps it, to targets this run
- * replaces; `replacedType` maps a replacement key to the target's resource type, and
+ * Warnings for the references (in the stored spec, and in the planned one) of a resource whose
+ * own plan keeps it, to targets this run replaces, one per target; `replacedType` maps a replacement key to the target's resource type, and
  * `triggered` holds the types the configuration already names in replace_triggered_by.
  */
 export function pinnedReplacementWarnings(
-  spec: JsonObject,
+  specs: readonly JsonObject[],
   ctx: ResourceContext,
   replacedType: ReadonlyMap<string, string>,
   triggered: () => ReadonlySet<string>,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const ref of referencesIn(spec)) {
-    const targetType = replacedType.get(replacementKey(ref.kind, ctx.space, ref.name));
-    if (!targetType || triggered().has(targetType)) continue;
+  const seen = new Set<string>();
+  for (const ref of specs.flatMap(referencesIn)) {
+    const key = replacementKey(ref.kind, ctx.space, ref.name);
+    const targetType = replacedType.get(key);
+    if (!targetType || seen.has(key) || triggered().has(targetType)) continue;
+    seen.add(key);
     const path = requestPointerPath(ref.pointer, ctx);
     out.push(
       warningDiag(

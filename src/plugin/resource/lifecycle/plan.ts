@@ -42,16 +42,21 @@ export async function planChange(
     host.plannedReplacements.set(replacementKey(kind.formRef(prior).kind, before.space, before.name), kind.typeName);
     return result;
   }
-  if (host.plannedReplacements.size === 0 || !kind.specKnown(config)) return result;
-  let spec: JsonObject;
-  try {
-    spec = kind.desiredSpec(config);
-  } catch {
-    return result; // reported by the plan itself
+  if (host.plannedReplacements.size === 0) return result;
+  // What the Host pins now (the stored spec) and what this plan will pin (the configuration):
+  // re-pointing a reference to the replacement does not unpin the old target before its delete.
+  const specs: JsonObject[] = [];
+  for (const spec of [() => kind.hostSpecOf(prior), () => (kind.specKnown(config) ? kind.desiredSpec(config) : undefined)]) {
+    try {
+      const s = spec();
+      if (s) specs.push(s);
+    } catch {
+      // a conversion error is reported by the plan itself; an unreadable state by refresh
+    }
   }
   const planned = readEnvelope(result.planned);
   const ctx = diagnosticContext(kind, kind.formRef(result.planned), planned.name, planned.space, prior);
-  const warnings = pinnedReplacementWarnings(spec, ctx, host.plannedReplacements, () => host.replaceTriggeredTypes());
+  const warnings = pinnedReplacementWarnings(specs, ctx, host.plannedReplacements, () => host.replaceTriggeredTypes());
   return warnings.length ? { ...result, diagnostics: [...result.diagnostics, ...warnings] } : result;
 }
 

@@ -32,7 +32,7 @@ describe('a resource that pins a target this run replaces', () => {
   const spec = { members: [ref('ConstraintMember', 'm0'), ref('ConstraintMember', 'm1')] };
 
   it('warns once, on the reference, with the recipe naming the target type', () => {
-    const [w, ...rest] = pinnedReplacementWarnings(spec, ctx, replaced, () => new Set());
+    const [w, ...rest] = pinnedReplacementWarnings([spec], ctx, replaced, () => new Set());
     expect(rest).toEqual([]);
     expect(w!.severity).toBe('warning');
     expect(w!.path).toEqual(['spec']);
@@ -40,9 +40,15 @@ describe('a resource that pins a target this run replaces', () => {
     expect(w!.detail).toMatch(/replace_triggered_by = \[takoform_constraint_member\.<block name>\.uid\]/);
   });
 
+  it('counts a target once, whether the stored spec or the planned one (re-pointed to another) refers to it', () => {
+    const repointed = { members: [ref('ConstraintMember', 'm0'), ref('ConstraintMember', 'm9')] };
+    expect(pinnedReplacementWarnings([spec, repointed], ctx, replaced, () => new Set())).toHaveLength(1);
+    expect(pinnedReplacementWarnings([repointed, spec, spec], ctx, replaced, () => new Set())).toHaveLength(1);
+  });
+
   it('is quiet when the configuration already triggers on the target type, or the target is in another space', () => {
-    expect(pinnedReplacementWarnings(spec, ctx, replaced, () => new Set(['takoform_constraint_member']))).toEqual([]);
-    expect(pinnedReplacementWarnings(spec, { ...ctx, space: 'other' }, replaced, () => new Set())).toEqual([]);
+    expect(pinnedReplacementWarnings([spec], ctx, replaced, () => new Set(['takoform_constraint_member']))).toEqual([]);
+    expect(pinnedReplacementWarnings([spec], { ...ctx, space: 'other' }, replaced, () => new Set())).toEqual([]);
   });
 });
 
