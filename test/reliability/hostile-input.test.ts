@@ -87,7 +87,7 @@ describe('concrete hostile inputs through the plugin process', () => {
     const res = await plugin.validateResourceConfig({ type_name: GENERIC_TYPE_NAME, config: { msgpack: encodeMsgpack(generic, GENERIC_TYPE) } });
     const [error] = errorsOf(res.diagnostics);
     expect(pathOf(error)).toEqual(['spec']);
-    expect(error?.detail).toMatch(/\/unexpected/);
+    expect(error?.detail).toMatch(/spec\.unexpected is not part of the Form/);
   });
 
   it('refuses list items that the Host would see as duplicates once its defaults are filled in', async () => {

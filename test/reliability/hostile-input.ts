@@ -848,8 +848,8 @@ async function negativeFixtures(ctx: Context): Promise<void> {
     else {
       const errs = errors(g.value.diagnostics);
       for (const p of diagnosticProblems(g.value.diagnostics, GENERIC_TYPE)) violation(ctx, `negative fixture ${fx.label} (${GENERIC_TYPE_NAME}): ${p}.`);
-      // The path is `spec` itself (core cannot follow a path into an expression); the detail names the member.
-      const named = errs.some((d) => d.attribute?.steps[0]?.attribute_name === 'spec' && fx.offending.some((p) => d.detail.includes(`/${p}`)));
+      // The path is `spec` itself (core cannot follow a path into an expression); the detail names the member, in HCL (`spec.member`).
+      const named = errs.some((d) => d.attribute?.steps[0]?.attribute_name === 'spec' && fx.offending.some((p) => d.detail.includes(`spec.${p}`)));
       if (errs.length === 0)
         violation(
           ctx,
@@ -858,7 +858,7 @@ async function negativeFixtures(ctx: Context): Promise<void> {
       else if (!named)
         violation(
           ctx,
-          `negative fixture ${fx.label}: ${GENERIC_TYPE_NAME} refused it, but no error points at spec and names /${fx.offending.join(' or /')}: ${errs.map(oneLine).join('; ')}.`,
+          `negative fixture ${fx.label}: ${GENERIC_TYPE_NAME} refused it, but no error points at spec and names spec.${fx.offending.join(' or spec.')}: ${errs.map(oneLine).join('; ')}.`,
         );
     }
   }
