@@ -10,6 +10,10 @@ export const ARTIFACT_API_VERSION = 'artifacts.takoform.com/v1alpha1';
 const MAXIMUM_SIZE = 268_435_456;
 const MODULE_MEDIA_TYPES = ['application/javascript+module', 'application/wasm', 'text/plain', 'application/octet-stream', 'application/source-map+json'];
 const AUXILIARY_MODULE_MEDIA_TYPES = ['application/source-map+json'];
+// The SQL of a MigrationBundle is application/sql: stated by the SQLiteMigrationSet Form's
+// description, not by §14.1 (an interpretation, docs/reference-host.md). StaticAssetBundle files
+// may be any type/subtype.
+const MIGRATION_MEDIA_TYPES = ['application/sql'];
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 
 export interface ManifestEntry {
@@ -39,7 +43,14 @@ export function readManifest(value: JsonValue | undefined): ManifestEntry[] {
   }
   if (kind === 'StaticAssetBundle' || kind === 'MigrationBundle') {
     closed(value, ['apiVersion', 'kind', 'files']);
-    return entries(value.files, 'path', 16384, 'files');
+    const files = entries(value.files, 'path', 16384, 'files');
+    if (kind === 'MigrationBundle') {
+      for (const file of files) {
+        if (!MIGRATION_MEDIA_TYPES.includes(file.mediaType))
+          throw invalid(`file ${file.path} has media type ${file.mediaType}; a MigrationBundle carries only ${MIGRATION_MEDIA_TYPES.join(', ')}`);
+      }
+    }
+    return files;
   }
   throw invalid('manifest kind must be WorkerBundle, StaticAssetBundle or MigrationBundle');
 }
