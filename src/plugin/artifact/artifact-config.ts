@@ -25,6 +25,10 @@ export interface ArtifactConfig {
 const str = (v: TfValue | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 const strings = (v: TfValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+function isArtifactKind(value: TfValue | undefined): value is ArtifactKind {
+  return typeof value === 'string' && (ARTIFACT_KINDS as readonly string[]).includes(value);
+}
+
 /** Shape refusals of a configuration (unknown values are not judged yet). */
 export function configProblems(config: TfObject): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -88,7 +92,7 @@ export function readArtifactConfig(config: TfObject): ArtifactConfig {
   const sourceDir = str(config.source_dir);
   const mainModule = str(config.main_module);
   return {
-    kind: str(config.kind) as ArtifactKind,
+    kind: isArtifactKind(config.kind) ? config.kind : 'StaticAssetBundle', // configProblems refused any other kind
     ...(sourceDir !== undefined ? { sourceDir } : {}),
     include: strings(config.include),
     exclude: strings(config.exclude),

@@ -3,7 +3,8 @@
 // policy, and the manifest is built and digested exactly as the Host will (RFC 8785 / JCS).
 // Every refusal names the file — its bundle path and its path on disk — and the rule.
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { jcsDigest } from '../../common/digest.js';
 import type { ArtifactManifest } from '../../host-client/index.js';
 import type { Diagnostic } from '../diag/diagnostics.js';
@@ -194,17 +195,25 @@ export function manifestOf(config: Pick<ArtifactConfig, 'kind' | 'mainModule'>, 
   return { ...base, files: entries.map((e) => ({ path: e.path, mediaType: e.mediaType, size: e.size, digest: e.digest })) };
 }
 
-/** sha256 and length of a file, read as a stream (64 KiB at a time). */
-export function hashFile(diskPath: string): Promise<{ digest: string; size: number }> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    let size = 0;
-    createReadStream(diskPath)
-      .on('data', (chunk) => {
-        size += chunk.length;
-        hash.update(chunk);
-      })
-      .on('error', reject)
-      .on('end', () => resolve({ digest: `sha256:${hash.digest('hex')}`, size }));
-  });
+/**
+ * sha256 and length of a file, read through one buffer reused for the whole file: memory stays
+ * bounded whatever the size, and a large file does not leave a trail of chunks for the GC.
+ * One buffer per call, because several resources are planned at once in one process.
+ */
+export async function hashFile(diskPath: string): Promise<{ digest: string; size: number }> {
+  const hash = createHash('sha256');
+  const file = await open(diskPath, 'r');
+  const buffer = Buffer.allocUnsafe(256 * 1024);
+  let size = 0;
+  try {
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+  } finally {
+    await file.close();
+  }
+  return { digest: `sha256:${hash.digest('hex')}`, size };
 }

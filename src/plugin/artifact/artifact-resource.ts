@@ -17,10 +17,13 @@ import { artifactHostDiagnostic } from './artifact-diagnostics.js';
 import { buildInventory, type Inventory } from './artifact-inventory.js';
 import { ARTIFACT_TYPE_NAME } from './artifact-schema.js';
 
+/** The two artifact routes the lifecycle uses (narrow, so tests can hand it a fake). */
+export type ArtifactRoutes = Pick<ArtifactsApi, 'upload' | 'readManifest'>;
+
 /** What the artifact lifecycle needs from the provider. */
 export interface ArtifactHost {
   /** The Host client's artifact routes; undefined while the provider is not configured. */
-  artifacts(): ArtifactsApi | undefined;
+  artifacts(): ArtifactRoutes | undefined;
   readonly logger: Logger;
 }
 
