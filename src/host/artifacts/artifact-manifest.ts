@@ -4,6 +4,7 @@
 // at upload start and re-checked at commit; a violation is artifact_invalid.
 import { isJsonObject, type JsonObject, type JsonValue } from '../../common/json-value.js';
 import { HostError } from '../errors.js';
+import { artifactPathProblem } from '../../common/grammar.js';
 import { isDigest } from '../grammar.js';
 
 export const ARTIFACT_API_VERSION = 'artifacts.takoform.com/v1alpha1';
@@ -64,11 +65,11 @@ function entries(value: JsonValue | undefined, nameMember: 'name' | 'path', maxi
     closed(entry, [nameMember, 'mediaType', 'size', 'digest'], at);
     const name = entry[nameMember];
     const { mediaType, size, digest } = entry;
-    if (typeof name !== 'string' || !isCanonicalPath(name))
-      throw invalid(`${at}.${nameMember} must be a relative, slash-separated path without . or .. segments`);
+    const problem = typeof name === 'string' ? artifactPathProblem(name) : 'it is not a string';
+    if (typeof name !== 'string' || problem !== undefined) throw invalid(`${at}.${nameMember} is not an artifact path: ${problem}`);
     if (seen.has(name)) throw invalid(`${at}.${nameMember} "${name}" is listed twice`);
     seen.add(name);
-    if (typeof mediaType !== 'string' || !MEDIA_TYPE.test(mediaType)) throw invalid(`${at}.mediaType must be type/subtype`);
+    if (typeof mediaType !== 'string' || mediaType.length > 255 || !MEDIA_TYPE.test(mediaType)) throw invalid(`${at}.mediaType must be type/subtype`);
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0 || size > MAXIMUM_SIZE) throw invalid(`${at}.size must be 0..${MAXIMUM_SIZE}`);
     if (typeof digest !== 'string' || !isDigest(digest)) throw invalid(`${at}.digest must be sha256:<hex>`);
     return { path: name, mediaType, size, digest };
@@ -78,11 +79,6 @@ function entries(value: JsonValue | undefined, nameMember: 'name' | 'path', maxi
 function closed(object: JsonObject, members: readonly string[], at = 'the manifest'): void {
   for (const member of Object.keys(object)) if (!members.includes(member)) throw invalid(`${at} has unknown member "${member}"`);
   for (const member of members) if (object[member] === undefined) throw invalid(`${at} is missing "${member}"`);
-}
-
-function isCanonicalPath(value: string): boolean {
-  if (value.length === 0 || value.length > 1024 || value.startsWith('/') || value.includes('\\') || value.includes('\0')) return false;
-  return value.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 function invalid(message: string): HostError {

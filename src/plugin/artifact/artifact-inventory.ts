@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { jcsDigest } from '../../common/digest.js';
+import { artifactPathProblem } from '../../common/grammar.js';
 import type { ArtifactManifest } from '../../host-client/index.js';
 import type { Diagnostic } from '../diag/diagnostics.js';
 import { refusal, type ArtifactConfig } from './artifact-config.js';
@@ -15,7 +16,6 @@ import { SourceError, sourceFiles, type SourceFile } from './source-files.js';
 export const MAX_ENTRY_SIZE = 268_435_456;
 const MAX_MODULES = 4096;
 const MAX_FILES = 16384;
-const MAX_PATH = 1024;
 
 export interface InventoryEntry {
   readonly path: string;
@@ -35,13 +35,7 @@ export type InventoryResult = { readonly inventory: Inventory } | { readonly dia
 
 /** Why the manifest path grammar forbids a bundle path, or undefined. */
 export function pathProblem(bundlePath: string): string | undefined {
-  if (bundlePath === '') return 'it is empty';
-  if (bundlePath.length > MAX_PATH) return `it is longer than ${MAX_PATH} characters`;
-  if (bundlePath.startsWith('/')) return 'it is absolute (starts with /)';
-  if (bundlePath.includes('\\')) return 'it contains a backslash';
-  if (bundlePath.includes('\0')) return 'it contains NUL';
-  if (bundlePath.split('/').some((s) => s === '' || s === '.' || s === '..')) return 'it has an empty, . or .. segment';
-  return undefined;
+  return artifactPathProblem(bundlePath);
 }
 
 export async function buildInventory(config: ArtifactConfig, cwd = process.cwd()): Promise<InventoryResult> {

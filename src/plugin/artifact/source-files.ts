@@ -1,7 +1,9 @@
 // The files a configuration names, as (bundle path, disk path) pairs: every regular file under
-// source_dir that matches `include` and no `exclude` pattern (picomatch, dotfiles included),
-// in bundle-path order; or the explicit `files` list in its own order. Symbolic links to
-// files are followed; symbolic links to directories are not descended (no cycles, and nothing
+// source_dir that matches `include` and no `exclude` pattern (picomatch), in bundle-path order;
+// or the explicit `files` list in its own order. Names starting with a dot (.git, .DS_Store,
+// .env) are left out of a directory: the manifest schema forbids a path segment starting with
+// a dot, so they could never be uploaded, and silently shipping an .env would be worse. Symbolic
+// links to files are followed; links to directories are not descended (no cycles, and nothing
 // outside the tree arrives unannounced).
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -42,12 +44,13 @@ export function sourceFiles(config: ArtifactConfig, cwd = process.cwd()): Source
     throw new SourceError(`source_dir ${root} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'source_dir');
   }
   if (!rootStat.isDirectory()) throw new SourceError(`source_dir ${root} is not a directory`, 'source_dir');
-  const options = { dot: true };
+  const options = { dot: false };
   const included = config.include.length ? picomatch([...config.include], options) : () => true;
   const excluded = config.exclude.length ? picomatch([...config.exclude], options) : () => false;
   const out: SourceFile[] = [];
   const walk = (dir: string, prefix: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
       const disk = path.join(dir, entry.name);
       const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
       const isLink = entry.isSymbolicLink();

@@ -181,7 +181,7 @@ function artifactPage(): string {
 
 ## Files and media types
 
-\`source_dir\` takes every regular file below the directory (dotfiles too; symbolic links to files are followed, links to directories are not), filtered by \`include\` and \`exclude\` (picomatch globs on the bundle path), in bundle-path order. \`files\` lists files explicitly, in bundle order (the order a \`MigrationBundle\` is applied in). Media types come from \`files[*].media_type\`, then \`media_types\` by bundle path, then by extension, then the extension table of the kind (a WorkerBundle's \`.js\`/\`.mjs\` are \`application/javascript+module\`; a MigrationBundle's \`.sql\` is \`application/sql\`; unknown extensions are \`application/octet-stream\`).
+\`source_dir\` takes every regular file below the directory except names starting with a dot (the manifest schema forbids such a segment, and an \`.env\` should never ship by accident; symbolic links to files are followed, links to directories are not), filtered by \`include\` and \`exclude\` (picomatch globs on the bundle path), in bundle-path order. \`files\` lists files explicitly, in bundle order (the order a \`MigrationBundle\` is applied in). Media types come from \`files[*].media_type\`, then \`media_types\` by bundle path, then by extension, then the extension table of the kind (a WorkerBundle's \`.js\`/\`.mjs\` are \`application/javascript+module\`; a MigrationBundle's \`.sql\` is \`application/sql\`; unknown extensions are \`application/octet-stream\`).
 
 ## Refusals (at plan, offline)
 
@@ -189,7 +189,7 @@ Each names the file — its bundle path and its path on disk — and the rule, b
 
 * a file over 268435456 bytes (rule: size);
 * a media type outside the kind's policy: WorkerBundle modules \`application/javascript+module\`, \`text/plain\`, \`application/octet-stream\`, \`application/wasm\` or \`application/source-map+json\`; MigrationBundle files \`application/sql\` (rule: media type);
-* a bundle path the manifest grammar forbids: empty, absolute, a backslash, NUL, an empty, \`.\` or \`..\` segment, over 1024 characters (rule: path); a path listed twice;
+* a bundle path the manifest schema's grammar forbids — 1-240 characters of \`A-Z a-z 0-9 _ . -\` in \`/\`-separated segments, none empty or starting with a dot (so no \`..\`, no absolute path, no backslash, spaces or non-ASCII) (rule: path); a path listed twice;
 * a WorkerBundle whose \`main_module\` is not one of its files, or is a source map (rule: main module);
 * no files, or more than 4096 modules / 16384 files (rule: count).
 

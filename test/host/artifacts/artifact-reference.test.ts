@@ -137,6 +137,13 @@ describe('artifact references of asynchronous applies', () => {
 });
 
 describe('manifest rules at upload and commit', () => {
+  it.each(['.env', 'ünïcode.html', 'a b.html', 'x'.repeat(241)])('refuses the path %j, which the manifest schema forbids', async (bad) => {
+    const manifest = { ...SITE_MANIFEST, files: [{ ...SITE_MANIFEST.files[0]!, path: bad }] };
+    const answer = await subject.call('POST', `${API}/artifacts/uploads`, { body: { manifest }, headers: key() });
+    expect(errorCode(answer)).toBe('artifact_invalid');
+    expect(messageOf(answer)).toMatch(/files\[0\]\.path is not an artifact path/);
+  });
+
   it('refuses a MigrationBundle file that is not application/sql, naming the file', async () => {
     const sql = Buffer.from('SELECT 1;\n');
     const manifest = {
