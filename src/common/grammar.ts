@@ -90,3 +90,29 @@ export function spaceIdProblem(value: string): string | undefined {
   if (control) return `it contains the control character U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
   return 'it starts or ends with white space (SpaceIDs are never trimmed)';
 }
+
+// Artifact paths: the `artifactPath` of the byte-verified manifest schema
+// (artifact-manifest-v1alpha1), stricter than §14.1's prose: 1-240 characters, segments of
+// A-Z a-z 0-9 _ . - that do not start with a dot, joined by "/".
+const ARTIFACT_PATH_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9._-]*(?:\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
+export const ARTIFACT_PATH_MAXIMUM = 240;
+
+/** A manifest entry path (module name or file path). */
+export function isArtifactPath(value: string): boolean {
+  return value.length >= 1 && value.length <= ARTIFACT_PATH_MAXIMUM && ARTIFACT_PATH_PATTERN.test(value);
+}
+
+/** Why `value` is not an artifact path, in words; undefined when it is one. */
+export function artifactPathProblem(value: string): string | undefined {
+  if (isArtifactPath(value)) return undefined;
+  if (value === '') return 'it is empty';
+  if (value.length > ARTIFACT_PATH_MAXIMUM) return `it has ${value.length} characters; at most ${ARTIFACT_PATH_MAXIMUM} are allowed`;
+  if (value.startsWith('/')) return 'it is absolute (starts with /)';
+  if (value.includes('\\')) return 'it contains a backslash';
+  const segments = value.split('/');
+  if (segments.some((s) => s === '')) return 'it has an empty segment';
+  if (segments.some((s) => s === '.' || s === '..')) return 'it has a . or .. segment';
+  if (segments.some((s) => s.startsWith('.'))) return 'a segment starts with a dot';
+  const bad = [...value].find((c) => !/[A-Za-z0-9._/-]/.test(c));
+  return `it contains ${JSON.stringify(bad)}; only A-Z, a-z, 0-9, "_", ".", "-" and "/" are allowed`;
+}

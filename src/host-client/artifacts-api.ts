@@ -8,7 +8,7 @@ import { ConfigurationError, HostApiError, HostClientError, ProtocolViolationErr
 import { DIGEST_PATTERN, Reader } from './decode.js';
 import { expectEmptyBody, expectStatus, seg, type HostConnection } from './connection.js';
 import { readAccepted, type OperationsApi } from './operations-api.js';
-import { firstHeader, parseRetryAfter } from './transport.js';
+import { firstHeader, parseRetryAfter, type StreamedBody } from './transport.js';
 
 export type ArtifactKind = 'WorkerBundle' | 'StaticAssetBundle' | 'MigrationBundle';
 
@@ -78,14 +78,18 @@ export class ArtifactsApi {
     private readonly operations: OperationsApi,
   ) {}
 
-  /** Uploads the blobs the Host lacks and commits the manifest; returns its digest. */
-  async upload(manifest: ArtifactManifest, blobs: ReadonlyMap<string, Uint8Array>): Promise<UploadResult> {
+  /**
+   * Uploads the blobs the Host lacks and commits the manifest; returns its digest. A blob is bytes
+   * in memory (checked against its digest here) or a stream opened per attempt (its size is
+   * checked here; its digest by the Host, which refuses bytes that do not hash to it).
+   */
+  async upload(manifest: ArtifactManifest, blobs: ReadonlyMap<string, Uint8Array | StreamedBody>): Promise<UploadResult> {
     const declared = [...(manifest.modules ?? []), ...(manifest.files ?? [])];
     for (const entry of declared) {
-      const bytes = blobs.get(entry.digest);
-      if (!bytes) throw new ConfigurationError(`no bytes for manifest entry ${entry.digest}`);
-      if (sha256Digest(bytes) !== entry.digest || bytes.length !== entry.size)
-        throw new ConfigurationError(`bytes for ${entry.digest} do not match the declared digest and size`);
+      const blob = blobs.get(entry.digest);
+      if (!blob) throw new ConfigurationError(`no bytes for manifest entry ${entry.digest}`);
+      const matches = blob instanceof Uint8Array ? sha256Digest(blob) === entry.digest && blob.length === entry.size : blob.size === entry.size;
+      if (!matches) throw new ConfigurationError(`bytes for ${entry.digest} do not match the declared digest and size`);
     }
     const manifestDigest = jcsDigest(manifest);
     const api = await this.conn.api();

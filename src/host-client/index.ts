@@ -11,7 +11,7 @@ export {
   type ValidationResult,
 } from './resources-api.js';
 export type { OperationsApi } from './operations-api.js';
-export { buildManifest, type ArtifactFile, type ArtifactKind, type ArtifactManifest, type UploadResult } from './artifacts-api.js';
+export { buildManifest, type ArtifactsApi, type ArtifactFile, type ArtifactKind, type ArtifactManifest, type UploadResult } from './artifacts-api.js';
 export type { SupportProfile } from './support-api.js';
 export type { FormsFilter } from './forms-api.js';
 export type { OperationDocument } from './decode.js';
@@ -30,4 +30,4 @@ export { deriveIdempotencyKey, isAttemptId, newAttemptId, type IdempotencyInput 
 export { parseOrigin, isLoopbackHost } from './origin.js';
 export type * from './wire-types.js';
 export { sameFormRef, formatFormRef } from './wire-types.js';
-export type { ExchangeEvent } from './transport.js';
+export type { ExchangeEvent, StreamedBody } from './transport.js';

@@ -2,6 +2,7 @@
 // size cap, redirects never followed (a redirect would carry the bearer token elsewhere),
 // strict I-JSON decoding, and the v1 error envelope turned into HostApiError. Retries of
 // retryable envelopes live here too, but only for requests that are safe to repeat.
+import type { Readable } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import { IJsonError, parseIJson } from '../common/ijson.js';
 import { ERROR_CODES, HostApiError, isHostErrorCode, ProtocolViolationError, RETRYABLE_CODES, TransportError } from './errors.js';
@@ -41,10 +42,19 @@ export interface HttpRequest {
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly body?: string;
-  /** Raw bytes (artifact blobs), sent as application/octet-stream. */
-  readonly rawBody?: Uint8Array;
+  /**
+   * Raw bytes (artifact blobs), sent as application/octet-stream: in memory, or a stream opened
+   * afresh for every attempt (a file of any size leaves memory bounded; a retry re-reads it).
+   */
+  readonly rawBody?: Uint8Array | StreamedBody;
   /** True for reads and for requests that carry an Idempotency-Key. */
   readonly safeToRetry: boolean;
+}
+
+/** A body read from its source once per attempt, with its exact length (sent as Content-Length). */
+export interface StreamedBody {
+  readonly size: number;
+  open(): Readable;
 }
 
 export interface HttpResponse {
@@ -116,6 +126,9 @@ export class Transport {
     };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     if (req.rawBody !== undefined) headers['content-type'] = 'application/octet-stream';
+    const inMemory = req.rawBody instanceof Uint8Array ? req.rawBody : undefined;
+    const streamed = req.rawBody !== undefined && !(req.rawBody instanceof Uint8Array) ? req.rawBody : undefined;
+    if (streamed) headers['content-length'] = String(streamed.size);
     const agent = await this.dispatcher();
     let res: Dispatcher.ResponseData;
     try {
@@ -123,7 +136,7 @@ export class Transport {
         ...requestTarget(this.options.origin, req.path),
         method: req.method,
         headers,
-        body: req.rawBody ?? req.body ?? null,
+        body: streamed ? streamed.open() : (inMemory ?? req.body ?? null),
       });
     } catch (e) {
       throw new TransportError(req.route, describeCause(e));

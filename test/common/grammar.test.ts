@@ -1,7 +1,7 @@
 // The shared identifier grammars: the explanations the provider shows agree with the checks
 // the Host applies — every refused string has a reason, every accepted one has none.
 import { describe, expect, it } from 'vitest';
-import { isResourceName, isSpaceId, resourceNameProblem, spaceIdProblem } from '../../src/common/grammar.js';
+import { artifactPathProblem, isArtifactPath, isResourceName, isSpaceId, resourceNameProblem, spaceIdProblem } from '../../src/common/grammar.js';
 
 const names = ['a', 'web-1', 'a'.repeat(63), '', 'A', 'Bad-Name', 'a'.repeat(64), 'naïve', '1abc', '-a', 'a-', 'a_b', 'a.b', 'a b'];
 const spaces = [
@@ -22,7 +22,29 @@ const spaces = [
   'a\ud800b',
 ];
 
+const artifactPaths = [
+  'a',
+  'a/b.c',
+  '_x/y-z.min.js',
+  'x'.repeat(240),
+  '',
+  '/a',
+  'a\\b',
+  'a//b',
+  'a/./b',
+  '../a',
+  '.env',
+  'a/.git/x',
+  'ü',
+  'a b',
+  'x'.repeat(241),
+  'a\u0000',
+];
+
 describe('identifier grammars', () => {
+  it.each(artifactPaths)('artifact path %j: a reason exactly when it is refused', (p) => {
+    expect(artifactPathProblem(p) === undefined).toBe(isArtifactPath(p));
+  });
   it.each(names)('name %j: a reason exactly when it is refused', (name) => {
     expect(resourceNameProblem(name) === undefined).toBe(isResourceName(name));
   });

@@ -37,7 +37,14 @@ describe('CDKTF bindings', () => {
       },
     );
     expect(out).toMatch(/wrote CDKTF bindings/);
-    for (const f of ['provider/index.ts', 'range-sequence/index.ts', 'range-counter/index.ts', 'resource/index.ts', 'data-takoform-forms/index.ts']) {
+    for (const f of [
+      'provider/index.ts',
+      'range-sequence/index.ts',
+      'range-counter/index.ts',
+      'resource/index.ts',
+      'artifact/index.ts',
+      'data-takoform-forms/index.ts',
+    ]) {
       expect(existsSync(path.join(dir, 'gen/providers/takoform', f)), f).toBe(true);
     }
   });

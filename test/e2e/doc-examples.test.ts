@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTree } from '../support/artifact-tree.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
@@ -31,15 +32,19 @@ describe('the example of every resource page', () => {
       'resources.publisher.example/RangeGauge',
     ]);
     ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'docs/reference-catalog.json'), 'utf8') }, host);
+    // The takoform_artifact example uploads a site/ directory beside the configuration.
+    writeTree(path.join(ws.dir, 'site'), { 'index.html': '<h1>example</h1>\n', 'css/site.css': 'body { margin: 0 }\n' });
     await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {
     await host?.stop();
   });
 
-  it('covers every resource type of the catalog and the generic type', () => {
+  it('covers every resource type of the catalog, the generic type and takoform_artifact', () => {
     const catalog = JSON.parse(readFileSync(path.join(REPO_ROOT, 'docs/reference-catalog.json'), 'utf8')) as { forms: { typeName: string }[] };
-    expect(pages.map((p) => `takoform_${p.replace(/\.md$/, '')}`).sort()).toEqual([...catalog.forms.map((f) => f.typeName), 'takoform_resource'].sort());
+    expect(pages.map((p) => `takoform_${p.replace(/\.md$/, '')}`).sort()).toEqual(
+      [...catalog.forms.map((f) => f.typeName), 'takoform_resource', 'takoform_artifact'].sort(),
+    );
   });
 
   it.each(pages)('%s passes tofu validate and tofu plan', async (page) => {

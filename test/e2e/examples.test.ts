@@ -10,7 +10,7 @@ import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 interface ExampleRecipe {
-  /** Form packages of the Host the example is written for. */
+  /** Form packages of the Host the example is written for (under the shared generic Forms, unless absolute). */
   readonly packages: readonly string[];
   /** Out-of-band state the example expects (e.g. something to import). */
   setup?(api: HostApi): Promise<void>;
@@ -25,6 +25,8 @@ const RANGE_GAUGE = {
 
 const EXAMPLES: Record<string, ExampleRecipe> = {
   quickstart: { packages: ['range-sequence', 'range-counter'] },
+  // The bundle-shaped Forms are repository fixtures (test/fixtures/bundle-forms/README.md).
+  artifacts: { packages: ['worker-bundle', 'static-asset-bundle', 'sqlite-migration-set'].map((d) => path.join(REPO_ROOT, 'test/fixtures/bundle-forms', d)) },
   platform: {
     packages: ['range-sequence', 'counter-reservation', 'range-counter', 'range-gauge'],
     setup: async (api) => {
@@ -40,10 +42,11 @@ for (const [example, recipe] of Object.entries(EXAMPLES)) {
   describe.each(['tofu', 'terraform'] as const)(`examples/${example} through %s`, (cli) => {
     let host: HostProcess;
     let ws: TofuWorkspace;
-    const packageArgs = recipe.packages.flatMap((p) => ['--package', path.join(GENERIC_FORMS, p)]);
+    const packageDir = (p: string): string => (path.isAbsolute(p) ? p : path.join(GENERIC_FORMS, p));
+    const packageArgs = recipe.packages.flatMap((p) => ['--package', packageDir(p)]);
 
     beforeAll(async () => {
-      host = await startHostProcess(recipe.packages.map((p) => path.join(GENERIC_FORMS, p)));
+      host = await startHostProcess(recipe.packages.map(packageDir));
       ws = createWorkspace(path.join(REPO_ROOT, 'examples', example), host, 'demo', cli);
       await recipe.setup?.(new HostApi(host.url, host.token));
     });

@@ -4,12 +4,17 @@
 // at upload start and re-checked at commit; a violation is artifact_invalid.
 import { isJsonObject, type JsonObject, type JsonValue } from '../../common/json-value.js';
 import { HostError } from '../errors.js';
+import { artifactPathProblem } from '../../common/grammar.js';
 import { isDigest } from '../grammar.js';
 
 export const ARTIFACT_API_VERSION = 'artifacts.takoform.com/v1alpha1';
 const MAXIMUM_SIZE = 268_435_456;
 const MODULE_MEDIA_TYPES = ['application/javascript+module', 'application/wasm', 'text/plain', 'application/octet-stream', 'application/source-map+json'];
 const AUXILIARY_MODULE_MEDIA_TYPES = ['application/source-map+json'];
+// The SQL of a MigrationBundle is application/sql: stated by the SQLiteMigrationSet Form's
+// description, not by §14.1 (an interpretation, docs/reference-host.md). StaticAssetBundle files
+// may be any type/subtype.
+const MIGRATION_MEDIA_TYPES = ['application/sql'];
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 
 export interface ManifestEntry {
@@ -39,7 +44,14 @@ export function readManifest(value: JsonValue | undefined): ManifestEntry[] {
   }
   if (kind === 'StaticAssetBundle' || kind === 'MigrationBundle') {
     closed(value, ['apiVersion', 'kind', 'files']);
-    return entries(value.files, 'path', 16384, 'files');
+    const files = entries(value.files, 'path', 16384, 'files');
+    if (kind === 'MigrationBundle') {
+      for (const file of files) {
+        if (!MIGRATION_MEDIA_TYPES.includes(file.mediaType))
+          throw invalid(`file ${file.path} has media type ${file.mediaType}; a MigrationBundle carries only ${MIGRATION_MEDIA_TYPES.join(', ')}`);
+      }
+    }
+    return files;
   }
   throw invalid('manifest kind must be WorkerBundle, StaticAssetBundle or MigrationBundle');
 }
@@ -53,11 +65,11 @@ function entries(value: JsonValue | undefined, nameMember: 'name' | 'path', maxi
     closed(entry, [nameMember, 'mediaType', 'size', 'digest'], at);
     const name = entry[nameMember];
     const { mediaType, size, digest } = entry;
-    if (typeof name !== 'string' || !isCanonicalPath(name))
-      throw invalid(`${at}.${nameMember} must be a relative, slash-separated path without . or .. segments`);
+    const problem = typeof name === 'string' ? artifactPathProblem(name) : 'it is not a string';
+    if (typeof name !== 'string' || problem !== undefined) throw invalid(`${at}.${nameMember} is not an artifact path: ${problem}`);
     if (seen.has(name)) throw invalid(`${at}.${nameMember} "${name}" is listed twice`);
     seen.add(name);
-    if (typeof mediaType !== 'string' || !MEDIA_TYPE.test(mediaType)) throw invalid(`${at}.mediaType must be type/subtype`);
+    if (typeof mediaType !== 'string' || mediaType.length > 255 || !MEDIA_TYPE.test(mediaType)) throw invalid(`${at}.mediaType must be type/subtype`);
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0 || size > MAXIMUM_SIZE) throw invalid(`${at}.size must be 0..${MAXIMUM_SIZE}`);
     if (typeof digest !== 'string' || !isDigest(digest)) throw invalid(`${at}.digest must be sha256:<hex>`);
     return { path: name, mediaType, size, digest };
@@ -67,11 +79,6 @@ function entries(value: JsonValue | undefined, nameMember: 'name' | 'path', maxi
 function closed(object: JsonObject, members: readonly string[], at = 'the manifest'): void {
   for (const member of Object.keys(object)) if (!members.includes(member)) throw invalid(`${at} has unknown member "${member}"`);
   for (const member of members) if (object[member] === undefined) throw invalid(`${at} is missing "${member}"`);
-}
-
-function isCanonicalPath(value: string): boolean {
-  if (value.length === 0 || value.length > 1024 || value.startsWith('/') || value.includes('\\') || value.includes('\0')) return false;
-  return value.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 function invalid(message: string): HostError {

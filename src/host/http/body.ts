@@ -7,6 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { invalidArgument } from '../errors.js';
 
 export const MAX_REQUEST_BODY_BYTES = 8 * 1024 * 1024;
+/** A blob may be as large as a manifest entry may declare (§14.1: sizes 0..268435456). */
+export const MAX_BLOB_BODY_BYTES = 268_435_456;
 
 export function readRequestBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = req.headers['content-length'];

@@ -7,7 +7,7 @@ import { HostError } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import { ROUTE_TABLE } from '../routes/route-table.js';
 import { delay, injectedError, readFaultPlan } from '../test-switches.js';
-import { readRequestBody } from './body.js';
+import { MAX_BLOB_BODY_BYTES, MAX_REQUEST_BODY_BYTES, readRequestBody } from './body.js';
 import { expectEmptyBody, parseJsonBody } from './json-body.js';
 import { parseQuery } from './query.js';
 import { errorResponse, writeResponse, type HostResponse } from './response.js';
@@ -57,7 +57,8 @@ async function answer(host: HostContext, req: IncomingMessage, requestId: string
   // Mutating routes wait inside their idempotency in-flight window instead (idempotency.ts).
   if (!route.idempotent) await delay(fault.delayMs);
   const query = parseQuery(queryStart < 0 ? '' : target.slice(queryStart + 1), route.queryKeys);
-  const rawBody = await readRequestBody(req);
+  // Only a blob upload carries raw bytes; it may be as large as one manifest entry.
+  const rawBody = await readRequestBody(req, route.body === 'bytes' ? MAX_BLOB_BODY_BYTES : MAX_REQUEST_BODY_BYTES);
   const large = caller !== undefined && rawBody.length > LARGE_BODY_BYTES;
   const handle = async (): Promise<HostResponse> => {
     let body: JsonValue | undefined;

@@ -10,6 +10,7 @@ import { etagOfRevision, jsonResponse } from '../http/response.js';
 import type { IdempotentOutcome } from '../idempotency.js';
 import type { DesiredSpecCheck } from '../spec-validation.js';
 import type { ResourceAddress, StoreTransaction, StoredResource } from '../store/store.js';
+import { assertArtifactReference } from '../artifacts/artifact-reference.js';
 import { admitSpec, assertStandardServices, requireCapability, resolveForm } from './admission.js';
 import { resourceNotFound, type ResourcePath } from './exact-resource.js';
 import { agreedGenerationFence, checkExpectedUid, checkGenerationFence, checkRevisionFence, requireGenerationFence } from './fences.js';
@@ -57,6 +58,8 @@ export async function applyResource(host: HostContext, tx: StoreTransaction, inp
   }
   const address = { tenant: caller.tenant, space: request.space, group: path.group, kind: path.kind, name: path.name };
   const plan: ApplyPlan = { ...input, form, admitted, address, generationFence };
+  // Before any fence or write: a bundle whose artifact this tenant has not committed changes nothing.
+  await assertArtifactReference(tx, form, caller.tenant, admitted.spec);
   const current = await tx.findResource(address);
   return current === undefined ? create(host, tx, plan) : update(host, tx, plan, current);
 }

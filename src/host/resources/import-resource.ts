@@ -12,6 +12,7 @@ import type { HostContext } from '../host-context.js';
 import { etagOfRevision, jsonResponse } from '../http/response.js';
 import type { IdempotentOutcome } from '../idempotency.js';
 import type { StoreTransaction } from '../store/store.js';
+import { assertArtifactReference } from '../artifacts/artifact-reference.js';
 import { admitSpec, assertStandardServices, requireCapability, resolveForm } from './admission.js';
 import { assertBodyMatchesPath, type ApplyPreconditions } from './apply-resource.js';
 import { resourceNotFound, type ResourcePath } from './exact-resource.js';
@@ -47,6 +48,7 @@ export async function importResource(host: HostContext, tx: StoreTransaction, in
     throw invalidArgument('If-None-Match: * (new adoption) cannot be combined with a generation fence');
   }
   const address = { tenant: caller.tenant, space: request.space, group: path.group, kind: path.kind, name: path.name };
+  await assertArtifactReference(tx, form, caller.tenant, admitted.spec);
   const current = await tx.findResource(address);
   const claim = await tx.findReservation(caller.tenant, NATIVE_ID_NAMESPACE, request.nativeId);
   const conflict = (): never => {

@@ -15,7 +15,8 @@ import { CATALOG_FILE_NAME, type CatalogForm, type LoadedCatalog } from './catal
 /** The command a person types; the docs print the same (README, docs/resources.md). */
 export const LOCK_COMMAND = 'terraform-provider-takoform catalog lock';
 
-const GENERIC_TYPE = 'takoform_resource';
+/** Types the provider serves without a catalog entry. */
+const CATALOG_FREE_TYPES = new Set(['takoform_resource', 'takoform_artifact']);
 
 /** The exact command to (re)write the catalog this process looked for, with what env knows. */
 export function lockCommandFor(loaded: Pick<LoadedCatalog, 'file'>, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
@@ -29,12 +30,12 @@ function whereItLooked(loaded: LoadedCatalog, env: NodeJS.ProcessEnv): string {
 
 const HOW = (loaded: LoadedCatalog, env: NodeJS.ProcessEnv) =>
   `Write it from the Host, in the root module directory, with TAKOFORM_TOKEN set:\n\n  ${lockCommandFor(loaded, env)}\n\n` +
-  '--package names your Form Packages (a package directory or a folder of them); it adds immutable fields and typed outputs. takoform_resource and the data sources work without a catalog.';
+  '--package names your Form Packages (a package directory or a folder of them); it adds immutable fields and typed outputs. takoform_resource, takoform_artifact and the data sources work without a catalog.';
 
 /** Diagnostics about the catalog as a whole, given the resource types the configuration uses. */
 export function catalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv = process.env): Diagnostic[] {
   const known = new Set(loaded.catalog.forms.map((f) => f.typeName));
-  const missing = [...used].filter(([type]) => type !== GENERIC_TYPE && !known.has(type));
+  const missing = [...used].filter(([type]) => !CATALOG_FREE_TYPES.has(type) && !known.has(type));
   if (missing.length) {
     // Core would have suggested a close name for a typo; keep that help.
     const list = missing.map(([type, where]) => `${type} (${where}${closest(type, known) ? `; did you mean ${closest(type, known)}?` : ''})`).join(', ');

@@ -1,5 +1,6 @@
 // The provider's schemas in the shape `tofu providers schema -json` prints, built from our
 // own definitions (no CLI needed): the input of CDKTF's binding generator.
+import { ARTIFACT_SCHEMA, ARTIFACT_TYPE_NAME } from '../artifact/artifact-schema.js';
 import type { Catalog } from '../catalog/catalog-file.js';
 import { DATA_SOURCES } from '../data/data-sources.js';
 import { PROVIDER_SOURCE } from '../install.js';
@@ -14,6 +15,7 @@ export function providerSchemaJson(catalog: Catalog): Record<string, unknown> {
   const resources: Record<string, unknown> = {};
   for (const form of catalog.forms) resources[form.typeName] = schemaJson(new FormResourceType(form).schema);
   resources[GENERIC_TYPE_NAME] = schemaJson(GENERIC_SCHEMA);
+  resources[ARTIFACT_TYPE_NAME] = schemaJson(ARTIFACT_SCHEMA);
   return {
     format_version: '1.0',
     provider_schemas: {

@@ -1,6 +1,7 @@
 // Registry-style documentation generated from the provider's own schemas: docs/index.md for
 // the provider, one page per resource type of a catalog (plus the generic type) and one per
 // data source. Deterministic, so CI can fail when the committed pages drift from the code.
+import { ARTIFACT_SCHEMA, ARTIFACT_TYPE_NAME } from '../artifact/artifact-schema.js';
 import type { Catalog } from '../catalog/catalog-file.js';
 import { DATA_SOURCES } from '../data/data-sources.js';
 import { PROVIDER_SCHEMA } from '../provider/provider-config.js';
@@ -24,6 +25,7 @@ export function generateDocs(catalog: Catalog, catalogName: string): DocPage[] {
   const pages: DocPage[] = [{ path: 'index.md', content: indexPage(types, catalogName) }];
   for (const rt of types) pages.push({ path: `resources/${short(rt.typeName)}.md`, content: resourcePage(rt, catalog) });
   pages.push({ path: `resources/${short(GENERIC_TYPE_NAME)}.md`, content: genericPage(catalog) });
+  pages.push({ path: `resources/${short(ARTIFACT_TYPE_NAME)}.md`, content: artifactPage() });
   for (const ds of DATA_SOURCES) pages.push({ path: `data-sources/${short(ds.typeName)}.md`, content: schemaPage(`${ds.typeName} (Data Source)`, ds.schema.block.description ?? '', ds.schema.block, `data "${ds.typeName}" "example" {\n${requiredLines(ds.schema.block)}}\n`) });
   return pages;
 }
@@ -86,6 +88,7 @@ ${schemaBody(PROVIDER_SCHEMA.block)}
 
 ${types.map((t) => `* [\`${t.typeName}\`](resources/${short(t.typeName)}.md) — ${t.form.title}`).join('\n')}
 * [\`${GENERIC_TYPE_NAME}\`](resources/${short(GENERIC_TYPE_NAME)}.md) — any Form by exact FormRef
+* [\`${ARTIFACT_TYPE_NAME}\`](resources/${short(ARTIFACT_TYPE_NAME)}.md) — local files as a content-addressed artifact for bundle-shaped Forms
 `;
 }
 
@@ -144,6 +147,59 @@ When \`spec\` refers to another resource (\`{ apiVersion, kind, name }\`), the H
 tofu import ${GENERIC_TYPE_NAME}.example GROUP/KIND/DEFINITION_VERSION/SCHEMA_DIGEST/SPACE/NAME
 \`\`\`
 `;
+}
+
+/** The example a user copies: a directory of files (the docs example test writes `site/`). */
+export const ARTIFACT_EXAMPLE = `resource "${ARTIFACT_TYPE_NAME}" "site" {
+  kind       = "StaticAssetBundle"
+  source_dir = "\${path.module}/site"
+  exclude    = ["**/*.map", "**/.DS_Store"]
+}
+
+# A bundle-shaped Form refers to it by digest only, e.g. with the StaticAssetBundle Form:
+#
+# resource "takoform_static_asset_bundle" "site" {
+#   name            = "site"
+#   manifest_digest = takoform_artifact.site.manifest_digest
+# }
+
+output "site_manifest_digest" {
+  value = ${ARTIFACT_TYPE_NAME}.site.manifest_digest
+}
+`;
+
+function artifactPage(): string {
+  return (
+    schemaPage(ARTIFACT_TYPE_NAME, ARTIFACT_SCHEMA.block.description ?? '', ARTIFACT_SCHEMA.block, ARTIFACT_EXAMPLE) +
+    `## How it works
+
+* **Plan** reads the files (hashing each as a stream), builds the manifest of Host API §14.1 and its RFC 8785 (JCS) sha256 digest. \`manifest_digest\` is therefore known in the plan, and every resource that refers to it shows the change in the same plan. Unchanged files plan no change.
+* **Apply** reads the files again (a file changed since the plan is refused, naming it), starts an upload, sends only the blobs the Host reports missing, streaming each from disk, commits, and checks that the committed digest equals the planned one.
+* **State** holds the manifest digest and the inventory (path, media type, size, digest of each file) — never file bytes.
+* **Refresh** asks the Host whether it still holds the manifest; if not, the resource leaves state and the next apply uploads it again.
+* **Destroy** changes nothing on the Host: Host API v1 has no route to drop a committed manifest, and a manifest stays readable while any resource references it.
+
+## Files and media types
+
+\`source_dir\` takes every regular file below the directory except names starting with a dot (the manifest schema forbids such a segment, and an \`.env\` should never ship by accident; symbolic links to files are followed, links to directories are not), filtered by \`include\` and \`exclude\` (picomatch globs on the bundle path), in bundle-path order. \`files\` lists files explicitly, in bundle order (the order a \`MigrationBundle\` is applied in). Media types come from \`files[*].media_type\`, then \`media_types\` by bundle path, then by extension, then the extension table of the kind (a WorkerBundle's \`.js\`/\`.mjs\` are \`application/javascript+module\`; a MigrationBundle's \`.sql\` is \`application/sql\`; unknown extensions are \`application/octet-stream\`).
+
+## Refusals (at plan, offline)
+
+Each names the file — its bundle path and its path on disk — and the rule, before anything is uploaded:
+
+* a file over 268435456 bytes (rule: size);
+* a media type outside the kind's policy: WorkerBundle modules \`application/javascript+module\`, \`text/plain\`, \`application/octet-stream\`, \`application/wasm\` or \`application/source-map+json\`; MigrationBundle files \`application/sql\` (rule: media type);
+* a bundle path the manifest schema's grammar forbids — 1-240 characters of \`A-Z a-z 0-9 _ . -\` in \`/\`-separated segments, none empty or starting with a dot (so no \`..\`, no absolute path, no backslash, spaces or non-ASCII) (rule: path); a path listed twice;
+* a WorkerBundle whose \`main_module\` is not one of its files, or is a source map (rule: main module);
+* no files, or more than 4096 modules / 16384 files (rule: count).
+
+The Host checks all of them again at commit (\`artifact_invalid\`), and checks a bundle's reference at apply: a digest your tenant has not committed is \`artifact_missing\`, a manifest of another kind \`artifact_invalid\`.
+
+## Import
+
+Not supported: an import ID cannot name local files. Declare the resource instead; its first apply uploads only what the Host lacks.
+`
+  );
 }
 
 function schemaPage(title: string, description: string, block: TfBlock, example: string, rt?: FormResourceType): string {

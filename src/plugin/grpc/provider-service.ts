@@ -4,6 +4,7 @@
 // lifecycle or a data source; none of them decides behaviour.
 import type { ProviderHandlers } from '../generated/types/tfplugin6/Provider.js';
 import type { TakoformProvider } from '../provider/provider.js';
+import { artifactRpcs, routeArtifact } from './rpcs/artifact-rpcs.js';
 import { dataRpcs } from './rpcs/data-rpcs.js';
 import { providerRpcs } from './rpcs/provider-rpcs.js';
 import { resourceRpcs } from './rpcs/resource-rpcs.js';
@@ -16,7 +17,7 @@ export function createProviderHandlers(provider: TakoformProvider, onStop: () =>
   const unary = unaryRpc(provider.logger);
   return {
     ...providerRpcs(provider, unary, onStop),
-    ...resourceRpcs(provider, unary),
+    ...routeArtifact(resourceRpcs(provider, unary), artifactRpcs(provider, unary)),
     ...dataRpcs(provider, unary),
     ...unsupportedRpcs(unary),
   };

@@ -13,12 +13,13 @@ import type { HostAccess } from '../resource/lifecycle/host-access.js';
 import { typesInReplaceTriggers } from '../resource/lifecycle/replace-triggers.js';
 import type { ResourceKind } from '../resource/resource-kind.js';
 import type { TfObject } from '../values/tf-value.js';
+import type { ArtifactHost } from '../artifact/artifact-resource.js';
 import { connectionDiagnostic } from './connection-check.js';
 import { readProviderSettings } from './provider-config.js';
 
 export const PROVIDER_VERSION = '0.1.0';
 
-export class TakoformProvider implements HostAccess {
+export class TakoformProvider implements HostAccess, ArtifactHost {
   readonly resourceTypes = new Map<string, FormResourceType>();
   client: HostClient | undefined;
   defaultSpace: string | undefined;
@@ -133,6 +134,11 @@ export class TakoformProvider implements HostAccess {
       journal_workspace: this.journal.currentScope.workspace,
     });
     return [];
+  }
+
+  /** The Host client's artifact routes (takoform_artifact), once configured. */
+  artifacts(): HostClient['artifacts'] | undefined {
+    return this.client?.artifacts;
   }
 
   /** The generic kind, which checks a spec offline when the catalog has its exact Form. */

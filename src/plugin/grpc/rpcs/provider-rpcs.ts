@@ -1,5 +1,6 @@
 // The provider-level RPCs: metadata, schemas, the provider block, stop and functions.
 import type { ProviderHandlers } from '../../generated/types/tfplugin6/Provider.js';
+import { ARTIFACT_SCHEMA, ARTIFACT_TYPE_NAME } from '../../artifact/artifact-schema.js';
 import { DATA_SOURCES } from '../../data/data-sources.js';
 import { PROVIDER_SCHEMA } from '../../provider/provider-config.js';
 import type { TakoformProvider } from '../../provider/provider.js';
@@ -16,14 +17,17 @@ export function providerRpcs(provider: TakoformProvider, unary: ReturnType<typeo
   return {
     GetMetadata: unary('GetMetadata', () => ({
       server_capabilities: CAPABILITIES,
-      resources: provider.kinds().map((k) => ({ type_name: k.typeName })),
+      resources: [...provider.kinds().map((k) => ({ type_name: k.typeName })), { type_name: ARTIFACT_TYPE_NAME }],
       data_sources: DATA_SOURCES.map((d) => ({ type_name: d.typeName })),
       diagnostics: toProtoDiagnostics(provider.loadDiagnostics),
     })),
 
     GetProviderSchema: unary('GetProviderSchema', () => ({
       provider: toProtoSchema(PROVIDER_SCHEMA),
-      resource_schemas: Object.fromEntries(provider.kinds().map((k) => [k.typeName, toProtoSchema(k.schema)])),
+      resource_schemas: {
+        ...Object.fromEntries(provider.kinds().map((k) => [k.typeName, toProtoSchema(k.schema)])),
+        [ARTIFACT_TYPE_NAME]: toProtoSchema(ARTIFACT_SCHEMA),
+      },
       data_source_schemas: Object.fromEntries(DATA_SOURCES.map((d) => [d.typeName, toProtoSchema(d.schema)])),
       server_capabilities: CAPABILITIES,
       diagnostics: toProtoDiagnostics(provider.loadDiagnostics),

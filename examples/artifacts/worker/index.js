@@ -1,0 +1,7 @@
+import { route } from './lib/router.js';
+
+export default {
+  fetch(request) {
+    return route(request);
+  },
+};
