@@ -119,13 +119,17 @@ export async function applyChange(
       : journaledCreate(client, host.journal, request, review, { operationTimeoutMs: timeoutMs });
 
   let review: Review | StateResult = fromPlan ? { prepareDigest: fromPlan.prepareDigest, specDigest: fromPlan.specDigest } : await freshReview();
+  // At most one fresh prepare after a refused plan binding (a Host may mint the same digest
+  // again, so the digest cannot tell the two attempts apart).
+  let reprepared = !fromPlan;
   for (;;) {
     if ('state' in review) return review;
     try {
       return written((await send(review)).resource, journalWarnings);
     } catch (e) {
       if (e instanceof AcceptedOutcomeUnknownError) return pendingState(kind, prior, planned, e);
-      if (review.prepareDigest === fromPlan?.prepareDigest && isBindingRefusal(e)) {
+      if (!reprepared && isBindingRefusal(e)) {
+        reprepared = true;
         // The plan's binding no longer stands on the Host (expired there, or minted for what
         // the Host no longer has): prepare again, which refuses unless the Host would store
         // exactly what the plan showed. Nothing kept for re-plans here is trusted again.

@@ -412,5 +412,15 @@ describe.each([
     expect(stale.diagnostics.map((d) => d.summary)).toEqual(['Changed on the Host since plan']);
     expect(other.routes()).toEqual(['prepare', 'apply', 'prepare']);
     expect(other.stored.size).toBe(0);
+
+    // A Host that keeps refusing: one fresh prepare, then the refusal is the answer (no loop).
+    const stubborn = new FakeHost();
+    const plan2 = await planChange(kind, access(stubborn), null, config(), config(), {});
+    stubborn.failNext.apply = [refusal(), refusal()];
+    const refused = await applyChange(kind, access(stubborn), null, plan2.planned, plan2.private);
+    expect(refused.diagnostics).toHaveLength(1);
+    expect(refused.diagnostics[0]!.severity).toBe('error');
+    // (the read is the refused create's check for a name held by someone else)
+    expect(stubborn.routes()).toEqual(['prepare', 'apply', 'prepare', 'apply', 'read']);
   });
 });
