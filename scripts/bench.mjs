@@ -3,14 +3,17 @@
 // the variants, with repetitions and medians.
 //   1. start-up: spawn → handshake line of the provider vs bare `node -e 0`, and peak RSS
 //   2. scale: tofu apply (create), plan (refresh, no changes), update of every resource and
-//      destroy for N resources of a simple Form against the reference Host, and the same four
-//      for N built-in terraform_data resources (the floor); ratio ours / floor
+//      destroy for N resources of a simple Form against the reference Host, the same four for
+//      N `null_resource` of hashicorp/terraform-provider-null (the cheapest external Go
+//      provider, built from the Go module proxy by scripts/install-null-provider) and for N
+//      built-in terraform_data resources (the floor no external provider can reach); ratios
+//      ours / null and ours / floor
 //   3. where the CPU goes: the provider processes (CPU, peak RSS, launches, calls per RPC),
 //      the Host (CPU from /proc/<pid>/stat, requests per resource) and core itself (the CLI's
 //      own CPU: all its children's CPU from the shell's `times`, minus the providers'), for
 //      both variants — the floor's core CPU is the whole cost of terraform_data
 //   4. growth from N=100 to N=1000 (else from the smallest to the largest N)
-// Usage: npm run bench -- [--n 10,100,1000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
+// Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const SIZES = arg('n', '10,100,1000') === 'none' ? [] : arg('n', '10,100,1000').split(',').map(Number); // --n none: start-up only
+const SIZES = arg('n', '10,100,1000,3000') === 'none' ? [] : arg('n', '10,100,1000,3000').split(',').map(Number); // --n none: start-up only
 const REPS = Number(arg('reps', '3'));
 const STARTUP_REPS = Number(arg('startup-reps', '15'));
 // The scale runs install what `install` installs here (the single executable), or the wrapper.
@@ -32,6 +35,10 @@ const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
 const FORMS = path.resolve(root, '..', 'shared/data/takoform/conformance/takoform-v1/generic-host/external-family');
+// scripts/install-null-provider: a filesystem mirror holding the CPU-recording launcher
+// (scripts/bench-cpu-recorder) under the provider's name, and the provider it runs.
+const NULL_DIR = path.join(root, '.tools/null-provider');
+const NULL_VERSION = '3.99.0';
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 const median = (xs) => {
@@ -115,6 +122,7 @@ async function startup() {
     { name: 'wrapper (node on PATH)', command: pkg(wrapperMirror) },
     { name: 'single executable, code cache', command: pkg(seaMirror) },
     { name: 'single executable, no code cache', command: noCache },
+    { name: 'terraform-provider-null (Go)', command: path.join(NULL_DIR, 'bin/terraform-provider-null') },
   ];
   if (
     !readFileSync(variants[1].command)
@@ -136,6 +144,7 @@ async function startup() {
   const nodeMs = median(floor);
   const rows = [];
   for (const [k, v] of variants.entries()) {
+    // The Go provider writes no statistics of its own: its idle RSS is /proc's VmHWM.
     rows.push({ name: v.name, ms: median(times[k]), ratio: median(times[k]) / nodeMs, idlePeakRssMb: await idleProviderPeakRssMb(v.command, env) });
   }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -209,12 +218,15 @@ async function startHost(dir) {
 
 function workspace(kind, n) {
   const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind}-${n}-`));
-  const mirror = path.join(dir, 'mirror');
-  execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
+  let mirror = path.join(dir, 'mirror');
+  let source = 'registry.takoform.dev/*/*';
+  if (kind === 'takoform')
+    execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
+  if (kind === 'null') [mirror, source] = [path.join(NULL_DIR, 'mirror'), 'registry.terraform.io/hashicorp/null'];
   const rc = path.join(dir, 'tofurc');
   writeFileSync(
     rc,
-    `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n    include = ["registry.takoform.dev/*/*"]\n  }\n  direct {\n    exclude = ["registry.takoform.dev/*/*"]\n  }\n}\n`,
+    `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n    include = ["${source}"]\n  }\n  direct {\n    exclude = ["${source}"]\n  }\n}\n`,
   );
   const work = path.join(dir, 'work');
   mkdirSync(work);
@@ -223,6 +235,13 @@ function workspace(kind, n) {
     writeFileSync(
       path.join(work, 'main.tf'),
       `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`,
+    );
+  } else if (kind === 'null') {
+    // null_resource has only `triggers` (a map of strings, every change a replacement) and `id`:
+    // the update step replaces each resource, the most an external provider is asked for.
+    writeFileSync(
+      path.join(work, 'main.tf'),
+      `terraform {\n  required_providers {\n    null = { source = "registry.terraform.io/hashicorp/null", version = "${NULL_VERSION}" }\n  }\n}\nvariable "upper" {\n  default = 10\n}\nresource "null_resource" "r" {\n  count    = ${n}\n  triggers = { name = "bench-\${count.index}", lower = "1", upper = var.upper }\n}\n`,
     );
   } else {
     writeFileSync(
@@ -244,6 +263,7 @@ async function scale(kind, n) {
     TF_IN_AUTOMATION: '1',
     CHECKPOINT_DISABLE: '1',
     TAKOFORM_PROVIDER_STATS_FILE: stats,
+    ...(kind === 'null' ? { BENCH_WRAPPED_PROVIDER: path.join(NULL_DIR, 'bin/terraform-provider-null') } : {}),
     ...(host ? { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: 'bench-token-0123456789', TAKOFORM_SPACE: 'bench' } : {}),
   };
   await run(TOFU, ['init', '-input=false'], work, env);
@@ -259,16 +279,19 @@ async function scale(kind, n) {
       .filter(Boolean)
       .map((l) => JSON.parse(l));
     const providerCpuSeconds = procs.reduce((s, p) => s + (p.cpuUserUs + p.cpuSystemUs) / 1e6, 0);
+    // The null variant's launcher (bench-cpu-recorder) is neither core nor provider: left out.
+    const launcherCpuSeconds = procs.reduce((s, p) => s + (p.launcherCpuUs ?? 0) / 1e6, 0);
     const rpcs = {};
     for (const p of procs) for (const [rpc, count] of Object.entries(p.rpcs ?? {})) rpcs[rpc] = (rpcs[rpc] ?? 0) + count;
     result[name] = {
       seconds: ms / 1000,
       hostRequestsPerResource: host ? (host.requests() - before) / n : 0,
       hostCpuSeconds: host ? host.cpuSeconds() - hostCpuBefore : 0,
-      coreCpuSeconds: childCpuSeconds - providerCpuSeconds,
+      coreCpuSeconds: childCpuSeconds - providerCpuSeconds - launcherCpuSeconds,
       providerCpuSeconds,
       providerPeakRssMb: procs.reduce((m, p) => Math.max(m, p.maxRssKb / 1024), 0),
       providerLaunches: procs.length,
+      providerCpuMsPerLaunch: procs.length ? (1000 * providerCpuSeconds) / procs.length : 0,
       providerHandshakeMs: procs.length ? median(procs.map((p) => p.handshakeMs ?? NaN)) : 0,
       rpcs,
     };
@@ -285,39 +308,52 @@ async function scale(kind, n) {
 const STEPS = ['apply', 'plan', 'update', 'destroy'];
 
 async function main() {
+  execFileSync(path.join(root, 'scripts/install-null-provider'), { stdio: ['ignore', 'ignore', 'inherit'] });
   const results = {
     form: FORM,
+    loadAverage: { start: (await import('node:os')).loadavg() },
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
     startup: await startup(),
     scale: {},
   };
   for (const n of SIZES) {
-    const runs = { takoform: [], floor: [] };
-    for (let r = 0; r < REPS; r++) {
-      // Alternate the variants so drift in machine load hits both alike.
-      runs.takoform.push(await scale('takoform', n));
-      runs.floor.push(await scale('floor', n));
+    const runs = { takoform: [], null: [], floor: [] };
+    const reps = n >= 3000 ? 1 : REPS; // the largest point runs once (minutes per variant)
+    for (let r = 0; r < reps; r++) {
+      // Alternate the variants so drift in machine load hits all alike.
+      for (const kind of Object.keys(runs)) runs[kind].push(await scale(kind, n));
     }
     results.scale[n] = {};
     for (const s of STEPS) {
       const med = (kind, key) => median(runs[kind].map((x) => x[s][key]));
+      // Ratios are of medians of the same run, so load drift cancels as far as it can.
       results.scale[n][s] = {
+        reps,
         oursSeconds: med('takoform', 'seconds'),
+        nullSeconds: med('null', 'seconds'),
         floorSeconds: med('floor', 'seconds'),
         ratio: med('takoform', 'seconds') / med('floor', 'seconds'),
+        nullRatio: med('takoform', 'seconds') / med('null', 'seconds'),
         hostRequestsPerResource: med('takoform', 'hostRequestsPerResource'),
         providerCpuSeconds: med('takoform', 'providerCpuSeconds'),
+        nullProviderCpuSeconds: med('null', 'providerCpuSeconds'),
+        providerCpuMsPerLaunch: med('takoform', 'providerCpuMsPerLaunch'),
+        nullProviderCpuMsPerLaunch: med('null', 'providerCpuMsPerLaunch'),
         hostCpuSeconds: med('takoform', 'hostCpuSeconds'),
         coreCpuSeconds: med('takoform', 'coreCpuSeconds'),
+        nullCoreCpuSeconds: med('null', 'coreCpuSeconds'),
         floorCoreCpuSeconds: med('floor', 'coreCpuSeconds'),
         providerPeakRssMb: med('takoform', 'providerPeakRssMb'),
+        nullProviderPeakRssMb: med('null', 'providerPeakRssMb'),
         providerLaunches: med('takoform', 'providerLaunches'),
+        nullProviderLaunches: med('null', 'providerLaunches'),
         providerHandshakeMs: med('takoform', 'providerHandshakeMs'),
         rpcs: runs.takoform[0][s].rpcs,
       };
     }
     process.stderr.write(`bench: N=${n} done\n`);
   }
+  results.loadAverage.end = (await import('node:os')).loadavg();
   const table = markdown(results);
   mkdirSync(path.join(root, 'bench-results'), { recursive: true });
   const stamp = results.machine.date.replace(/[:.]/g, '-');
@@ -332,14 +368,15 @@ function markdown(r) {
   for (const v of r.startup.variants) t += `| ${v.name} | ${f(v.ms, 0)} | ${f(v.ratio)} | ${f(v.idlePeakRssMb, 0)} |\n`;
   t += '\n';
   if (Object.keys(r.scale).length === 0) return t;
-  t += `Scale runs with the ${r.form === 'wrapper' ? 'wrapper' : 'single executable'} installed.\n\n`;
+  const la = (xs) => xs.map((x) => f(x)).join(' ');
+  t += `Scale runs with the ${r.form === 'wrapper' ? 'wrapper' : 'single executable'} installed; load average ${la(r.loadAverage.start)} at the start, ${la(r.loadAverage.end)} at the end.\n\n`;
   t +=
-    "CPU columns: provider = all provider launches of the command; Host = the reference Host process; core = the CLI itself (its children's CPU minus the providers'), for ours / for terraform_data.\n\n";
+    "Times are medians (reps column). CPU columns: provider = all provider launches of the command (per launch: their mean); Host = the reference Host process; core = the CLI itself (its children's CPU minus the providers'), for ours / null_resource / terraform_data.\n\n";
   t +=
-    '| N | command | ours (s) | terraform_data (s) | ratio | Host requests / resource | provider CPU (s) | Host CPU (s) | core CPU ours / floor (s) | provider peak RSS (MB) | launches | handshake (ms, median) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+    '| N | command | reps | ours (s) | null (s) | terraform_data (s) | ours ÷ null | ours ÷ terraform_data | Host requests / resource | provider CPU ours / null (s) | CPU per launch ours / null (ms) | Host CPU (s) | core CPU ours / null / terraform_data (s) | core ours ÷ null | provider peak RSS ours / null (MB) | launches ours / null |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const [n, steps] of Object.entries(r.scale)) {
     for (const [s, x] of Object.entries(steps)) {
-      t += `| ${n} | ${s} | ${f(x.oursSeconds)} | ${f(x.floorSeconds)} | ${f(x.ratio)} | ${f(x.hostRequestsPerResource)} | ${f(x.providerCpuSeconds)} | ${f(x.hostCpuSeconds)} | ${f(x.coreCpuSeconds)} / ${f(x.floorCoreCpuSeconds)} | ${f(x.providerPeakRssMb, 0)} | ${x.providerLaunches} | ${f(x.providerHandshakeMs, 0)} |\n`;
+      t += `| ${n} | ${s} | ${x.reps} | ${f(x.oursSeconds)} | ${f(x.nullSeconds)} | ${f(x.floorSeconds)} | **${f(x.nullRatio)}** | ${f(x.ratio)} | ${f(x.hostRequestsPerResource)} | ${f(x.providerCpuSeconds)} / ${f(x.nullProviderCpuSeconds)} | ${f(x.providerCpuMsPerLaunch, 0)} / ${f(x.nullProviderCpuMsPerLaunch, 0)} | ${f(x.hostCpuSeconds)} | ${f(x.coreCpuSeconds)} / ${f(x.nullCoreCpuSeconds)} / ${f(x.floorCoreCpuSeconds)} | ${f(x.coreCpuSeconds / x.nullCoreCpuSeconds)} | ${f(x.providerPeakRssMb, 0)} / ${f(x.nullProviderPeakRssMb, 0)} | ${x.providerLaunches} / ${x.nullProviderLaunches} |\n`;
     }
   }
   const sizes = Object.keys(r.scale).map(Number);
@@ -349,7 +386,8 @@ function markdown(r) {
     t +=
       `\nGrowth ${a} → ${b} (×${b / a} resources): ` +
       STEPS.map(
-        (s) => `${s} ×${f(r.scale[b][s].oursSeconds / r.scale[a][s].oursSeconds, 1)} (floor ×${f(r.scale[b][s].floorSeconds / r.scale[a][s].floorSeconds, 1)})`,
+        (s) =>
+          `${s} ×${f(r.scale[b][s].oursSeconds / r.scale[a][s].oursSeconds, 1)} (null ×${f(r.scale[b][s].nullSeconds / r.scale[a][s].nullSeconds, 1)}, floor ×${f(r.scale[b][s].floorSeconds / r.scale[a][s].floorSeconds, 1)})`,
       ).join(', ') +
       '\n';
   }

@@ -6,6 +6,7 @@ import { unverifiedPackageWarning } from '../catalog/catalog-hints.js';
 import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import type { Logger } from '../logging.js';
 import { CreateJournal } from '../resource/create-journal.js';
+import { PreparedBindings } from '../resource/lifecycle/prepared-bindings.js';
 import { spaceIdDiagnostic } from '../resource/address-validation.js';
 import { FormResourceType } from '../resource/form-resource-type.js';
 import { GENERIC_TYPE_NAME, GenericResourceKind } from '../resource/generic-resource.js';
@@ -26,6 +27,8 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
   configUnknown = false;
   /** Creates sent but maybe not recorded in state; scoped to the configured endpoint. */
   journal = CreateJournal.disabled();
+  /** Prepare answers kept from plan for the apply-time re-plan; scoped like the journal. */
+  preparedBindings = PreparedBindings.disabled();
   private readonly eagerDiagnostics: Diagnostic[] = [];
   private deferred: (() => Diagnostic[]) | undefined;
 
@@ -127,6 +130,7 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
       this.logger.warn('discovery failed; resource calls retry it', { error: (e as Error).message });
     }
     this.journal = CreateJournal.inDataDir(originOf(settings.endpoint));
+    this.preparedBindings = PreparedBindings.inDataDir(originOf(settings.endpoint));
     this.logger.info('provider configured', {
       endpoint: settings.endpoint,
       space: settings.space,
@@ -238,6 +242,12 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
       this.journal.closeNormally();
     } catch (e) {
       this.logger.warn('could not tidy the create journal', { error: (e as Error).message });
+    }
+    try {
+      this.preparedBindings.closeNormally();
+    } catch (e) {
+      // only costs the re-plan a prepare of its own
+      this.logger.warn('could not keep the prepare answers for apply', { error: (e as Error).message });
     }
   }
 

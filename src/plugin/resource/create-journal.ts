@@ -259,7 +259,7 @@ function hash(text: string): string {
 }
 
 /** The workspace core runs in, as core itself decides it (TF_WORKSPACE wins over `workspace select`). */
-function currentWorkspace(dataDir: string, env: NodeJS.ProcessEnv): string {
+export function currentWorkspace(dataDir: string, env: NodeJS.ProcessEnv): string {
   if (env.TF_WORKSPACE) return env.TF_WORKSPACE;
   try {
     const selected = readFileSync(path.join(dataDir, 'environment'), 'utf8').trim();
@@ -271,7 +271,7 @@ function currentWorkspace(dataDir: string, env: NodeJS.ProcessEnv): string {
 }
 
 /** The backend `init` configured for this data directory: type and configuration hash. */
-function backendConfiguration(dataDir: string): string {
+export function backendConfiguration(dataDir: string): string {
   try {
     const recorded = JSON.parse(readFileSync(path.join(dataDir, 'terraform.tfstate'), 'utf8')) as {
       backend?: { type?: unknown; hash?: unknown; config?: unknown };

@@ -101,6 +101,7 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
         decode(req.proposed_new_state),
         decode(req.config),
         privateFromProto(req.prior_private),
+        privateFromProto(req.planned_private),
       );
       const result = planned.planned === null ? planned : { ...planned, diagnostics: [...planned.diagnostics, ...provider.planWarnings(req.type_name)] };
       if (hasError(result.diagnostics)) return { diagnostics: toProtoDiagnostics(result.diagnostics) };

@@ -5,7 +5,7 @@
 // showed. A 202 is followed up to the `timeouts` value; past it the state records the
 // Operation (pending.ts) so that no resource the Host may be creating is ever lost.
 import { canonicalJson, jcsDigest } from '../../../common/digest.js';
-import { AcceptedOutcomeUnknownError, resourceRequest, type JsonObject, type ResourceResponse } from '../../../host-client/index.js';
+import { AcceptedOutcomeUnknownError, HostApiError, resourceRequest, type JsonObject, type ResourceResponse } from '../../../host-client/index.js';
 import { errorDiag, type Diagnostic } from '../../diag/diagnostics.js';
 import { hostFailureDiagnostic } from '../../diag/host-diagnostics.js';
 import { SpecConversionError } from '../../schema/form-mapping.js';
@@ -86,11 +86,12 @@ export async function applyChange(
     }
   }
 
-  let review = plannedPrivate.binding;
+  // The binding from plan, if it is for the spec the plan shows; else (unknown values at plan,
+  // or none) a fresh prepare that must materialize exactly what the plan showed.
   const promised = kind.plannedHostSpec(planned);
-  if (!review || !promised || review.specDigest !== jcsDigest(promised)) {
-    // No binding from plan (unknown values then), or one for another spec: prepare now, and
-    // insist that the Host materializes exactly what the plan showed.
+  const fromPlan = plannedPrivate.binding && promised && plannedPrivate.binding.specDigest === jcsDigest(promised) ? plannedPrivate.binding : undefined;
+  if (plannedPrivate.prepared) host.preparedBindings.spend(plannedPrivate.prepared.key);
+  const freshReview = async (): Promise<Review | StateResult> => {
     try {
       const prepared = await client.resources.prepare(request, prior ? readEnvelope(prior).generation : undefined);
       if (promised && canonicalJson(prepared.spec) !== canonicalJson(promised)) {
@@ -102,24 +103,48 @@ export async function applyChange(
           ),
         ]);
       }
-      review = { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
+      return { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest };
     } catch (e) {
       return kept([...journalWarnings, (await createConflictDiagnostic(client, kind, request, prior, e)) ?? hostFailureDiagnostic('prepare', e, ctx)]);
     }
-  }
-
-  try {
-    const result = prior
-      ? await client.resources.apply(
+  };
+  const send = (review: Review) =>
+    prior
+      ? client.resources.apply(
           request,
           review,
           { kind: 'update', expectedGeneration: readEnvelope(prior).generation, expectedUid: readEnvelope(prior).uid },
           { operationTimeoutMs: timeoutMs },
         )
-      : await journaledCreate(client, host.journal, request, review, { operationTimeoutMs: timeoutMs });
-    return written(result.resource, journalWarnings);
-  } catch (e) {
-    if (e instanceof AcceptedOutcomeUnknownError) return pendingState(kind, prior, planned, e);
-    return kept([...journalWarnings, (await createConflictDiagnostic(client, kind, request, prior, e)) ?? hostFailureDiagnostic('apply', e, ctx)]);
+      : journaledCreate(client, host.journal, request, review, { operationTimeoutMs: timeoutMs });
+
+  let review: Review | StateResult = fromPlan ? { prepareDigest: fromPlan.prepareDigest, specDigest: fromPlan.specDigest } : await freshReview();
+  // At most one fresh prepare after a refused plan binding (a Host may mint the same digest
+  // again, so the digest cannot tell the two attempts apart).
+  let reprepared = !fromPlan;
+  for (;;) {
+    if ('state' in review) return review;
+    try {
+      return written((await send(review)).resource, journalWarnings);
+    } catch (e) {
+      if (e instanceof AcceptedOutcomeUnknownError) return pendingState(kind, prior, planned, e);
+      if (!reprepared && isBindingRefusal(e)) {
+        reprepared = true;
+        // The plan's binding no longer stands on the Host (expired there, or minted for what
+        // the Host no longer has): prepare again, which refuses unless the Host would store
+        // exactly what the plan showed. Nothing kept for re-plans here is trusted again.
+        host.preparedBindings.refusedByHost();
+        review = await freshReview();
+        continue;
+      }
+      return kept([...journalWarnings, (await createConflictDiagnostic(client, kind, request, prior, e)) ?? hostFailureDiagnostic('apply', e, ctx)]);
+    }
   }
+}
+
+type Review = { readonly prepareDigest: string; readonly specDigest: string };
+
+/** The Host refused the review binding itself (unknown, expired or minted for something else). */
+function isBindingRefusal(e: unknown): boolean {
+  return e instanceof HostApiError && e.code === 'invalid_argument' && (e.pointer === '/review/prepareDigest' || /prepareDigest/.test(e.hostMessage));
 }

@@ -4,6 +4,7 @@
 import type { FormRef, OperationsApi, ResourcesApi } from '../../../host-client/index.js';
 import type { Diagnostic } from '../../diag/diagnostics.js';
 import type { CreateJournal } from '../create-journal.js';
+import type { PreparedBindings } from './prepared-bindings.js';
 
 export interface LifecycleClient {
   readonly resources: Pick<ResourcesApi, 'prepare' | 'apply' | 'read' | 'delete'>;
@@ -18,6 +19,8 @@ export interface HostAccess {
   readonly configUnknown: boolean;
   /** Creates sent but maybe not recorded in state (see create-journal.ts). */
   readonly journal: CreateJournal;
+  /** Prepare answers kept from plan for the apply-time re-plan (prepared-bindings.ts). */
+  readonly preparedBindings: PreparedBindings;
   /** The exact availability probe; undefined when the Form can be used for `operation`. */
   /** Resources this process has planned to create in this run (`kind\0space\0name`). */
   readonly plannedCreates: Set<string>;

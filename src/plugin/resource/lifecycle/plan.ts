@@ -6,7 +6,7 @@
 // warning, not an error, and one that says a field is immutable plans a replacement
 // (diag/refusal-class.ts; docs/resources.md, "What a plan checks against the Host").
 import { canonicalJson } from '../../../common/digest.js';
-import { formatFormRef, HostApiError, resourceRequest, type JsonObject, type PrepareResult } from '../../../host-client/index.js';
+import { formatFormRef, HostApiError, resourceRequest, type JsonObject } from '../../../host-client/index.js';
 import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic } from '../../diag/diagnostics.js';
 import { crossResourceWarning, hostFailureDiagnostic, requestPointerPath, type ResourceContext } from '../../diag/host-diagnostics.js';
 import { classifyRefusal } from '../../diag/refusal-class.js';
@@ -17,6 +17,7 @@ import type { ResourceKind } from '../resource-kind.js';
 import { diagnosticContext, sameValue } from './common.js';
 import type { HostAccess } from './host-access.js';
 import { pinnedReplacementWarnings, replacementKey } from './pinned-replacements.js';
+import { prepareKey, type PreparedEntry } from './prepared-bindings.js';
 import type { ResourcePrivate } from './resource-private.js';
 
 export interface PlanResult {
@@ -33,8 +34,10 @@ export async function planChange(
   proposed: TfObject | null,
   config: TfObject | null,
   priorPrivate: ResourcePrivate,
+  /** The first plan's planned private data, when core hands it to the re-plan (Terraform ≥ 1.16). */
+  handedOver: ResourcePrivate = {},
 ): Promise<PlanResult> {
-  const result = await planOne(kind, host, prior, proposed, config, priorPrivate);
+  const result = await planOne(kind, host, prior, proposed, config, priorPrivate, handedOver);
   if (!prior || !config || !result.planned) return result;
   const before = readEnvelope(prior);
   if (result.requiresReplace.length > 0) {
@@ -67,6 +70,7 @@ async function planOne(
   proposed: TfObject | null,
   config: TfObject | null,
   priorPrivate: ResourcePrivate,
+  handedOver: ResourcePrivate,
 ): Promise<PlanResult> {
   if (proposed === null || config === null) return { planned: null, requiresReplace: [], private: {}, diagnostics: [] };
   const planned: Record<string, TfValue> = { ...proposed };
@@ -137,54 +141,65 @@ async function planOne(
     return done(planned, requiresReplace, carried(priorPrivate));
   }
 
-  const unavailable = await host.checkForm(kind.typeName, formRef, space, prior ? 'update' : 'create');
-  if (unavailable) return fail(unavailable);
-  let prepared: PrepareResult;
-  try {
-    prepared = await client.resources.prepare(resourceRequest(formRef, space, name, spec), prior ? (prior.generation as string) : undefined);
-  } catch (e) {
-    if (!prior && e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict')) {
-      // A create whose name is still held: the old object of a replacement (deleted before
-      // this create is applied), an interrupted create of ours that apply resumes, or someone
-      // else's, which apply refuses with "Resource already exists on the Host".
-      const existing = await client.resources.read({ formRef, space, name }).catch(() => undefined);
-      if (existing) {
-        markComputedUnknown(kind, planned, true);
-        kind.completePlanned(planned, local, config, 'local');
-        return done(planned, requiresReplace, {});
-      }
-    }
-    if (e instanceof HostApiError) {
-      const ctx = diagnosticContext(kind, formRef, name, space, prior);
-      const cls = classifyRefusal({ code: e.code, message: e.hostMessage, atRelation: kind.refersToRelation(e.pointer), update: prior !== null });
-      if (cls.kind === 'cross-resource') {
-        // Judged against the other resources as they are now, which this run may change: the
-        // plan goes on from the configuration (no binding, so apply prepares and checks again).
-        const warnings = cls.rule === 'missing relation target' ? missingTargetNote(e, spec, space, host, ctx) : [crossResourceWarning(e, cls, ctx)];
-        markComputedUnknown(kind, planned, !prior);
-        kind.completePlanned(planned, local, config, 'local');
-        return { ...done(planned, requiresReplace, carried(priorPrivate)), diagnostics: warnings };
-      }
-      if (cls.kind === 'replacement' && prior) {
-        // The Host says the field is immutable and the catalog did not: plan what the Host
-        // insists on, a replacement, rather than an update that apply could never make.
-        const path = e.pointer ? requestPointerPath(e.pointer, ctx) : undefined;
-        const top = path && typeof path[0] === 'string' ? [path[0]] : undefined;
-        if (top) {
+  // The apply-time re-plan of a change this directory planned moments ago: the plan's own
+  // prepare answer, bound to this exact spec, address and incarnation, stands in for a new one
+  // (the Host still checks the binding when apply spends it).
+  const incarnation = prior ? { uid: readEnvelope(prior).uid, generation: readEnvelope(prior).generation } : undefined;
+  const key = prepareKey(host.preparedBindings.endpoint, { formRef, space, name, spec, prior: incarnation });
+  let prepared: PreparedEntry | undefined = host.preparedBindings.find(key, handedOver.prepared);
+  if (!prepared) {
+    const unavailable = await host.checkForm(kind.typeName, formRef, space, prior ? 'update' : 'create');
+    if (unavailable) return fail(unavailable);
+    try {
+      prepared = host.preparedBindings.remember(key, await client.resources.prepare(resourceRequest(formRef, space, name, spec), incarnation?.generation));
+    } catch (e) {
+      if (!prior && e instanceof HostApiError && (e.code === 'invalid_argument' || e.code === 'generation_conflict')) {
+        // A create whose name is still held: the old object of a replacement (deleted before
+        // this create is applied), an interrupted create of ours that apply resumes, or someone
+        // else's, which apply refuses with "Resource already exists on the Host".
+        const existing = await client.resources.read({ formRef, space, name }).catch(() => undefined);
+        if (existing) {
           markComputedUnknown(kind, planned, true);
           kind.completePlanned(planned, local, config, 'local');
-          return { ...done(planned, [...requiresReplace, top], {}), diagnostics: [immutableWarning(e, ctx, top)] };
+          return done(planned, requiresReplace, {});
         }
       }
+      if (e instanceof HostApiError) {
+        const ctx = diagnosticContext(kind, formRef, name, space, prior);
+        const cls = classifyRefusal({ code: e.code, message: e.hostMessage, atRelation: kind.refersToRelation(e.pointer), update: prior !== null });
+        if (cls.kind === 'cross-resource') {
+          // Judged against the other resources as they are now, which this run may change: the
+          // plan goes on from the configuration (no binding, so apply prepares and checks again).
+          const warnings = cls.rule === 'missing relation target' ? missingTargetNote(e, spec, space, host, ctx) : [crossResourceWarning(e, cls, ctx)];
+          markComputedUnknown(kind, planned, !prior);
+          kind.completePlanned(planned, local, config, 'local');
+          return { ...done(planned, requiresReplace, carried(priorPrivate)), diagnostics: warnings };
+        }
+        if (cls.kind === 'replacement' && prior) {
+          // The Host says the field is immutable and the catalog did not: plan what the Host
+          // insists on, a replacement, rather than an update that apply could never make.
+          const path = e.pointer ? requestPointerPath(e.pointer, ctx) : undefined;
+          const top = path && typeof path[0] === 'string' ? [path[0]] : undefined;
+          if (top) {
+            markComputedUnknown(kind, planned, true);
+            kind.completePlanned(planned, local, config, 'local');
+            return { ...done(planned, [...requiresReplace, top], {}), diagnostics: [immutableWarning(e, ctx, top)] };
+          }
+        }
+      }
+      return fail(hostFailureDiagnostic('prepare', e, diagnosticContext(kind, formRef, name, space, prior)));
     }
-    return fail(hostFailureDiagnostic('prepare', e, diagnosticContext(kind, formRef, name, space, prior)));
   }
   if (prior && canonicalJson(prepared.spec) === canonicalJson(kind.hostSpecOf(prior)) && kind.unchanged(prior, config, prepared.spec, priorPrivate)) {
     return { planned: kind.stateFromPrior(prior, proposed), requiresReplace: [], private: priorPrivate, diagnostics: [] };
   }
   markComputedUnknown(kind, planned, !prior);
   kind.completePlanned(planned, prepared.spec, config, 'host');
-  return done(planned, requiresReplace, { ...carried(priorPrivate), binding: { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest } });
+  return done(planned, requiresReplace, {
+    ...carried(priorPrivate),
+    binding: { prepareDigest: prepared.prepareDigest, specDigest: prepared.specDigest },
+    prepared,
+  });
 }
 
 function has(paths: readonly AttributePath[], attribute: string): boolean {

@@ -7,15 +7,21 @@
 // * `applied`: the Host's canonical spec right after our last apply, for kinds whose state does
 //   not mirror the Host's spec attribute by attribute (takoform_resource): a refresh that
 //   finds another spec is drift.
+// * `prepared`: in planned private data only, the whole prepare answer with the key it
+//   answers and its expiry, so that an apply-time re-plan that is handed the first plan's
+//   planned private data (Terraform ≥ 1.16) need not prepare again (prepared-bindings.ts).
 export interface ResourcePrivate {
   readonly binding?: { readonly prepareDigest: string; readonly specDigest: string };
   readonly applied?: string;
+  readonly prepared?: PreparedEntry;
 }
+
+import { readEntry, type PreparedEntry } from './prepared-bindings.js';
 
 const FORMAT = 2;
 
 export function encodeResourcePrivate(p: ResourcePrivate): Buffer {
-  if (!p.binding && p.applied === undefined) return Buffer.alloc(0);
+  if (!p.binding && p.applied === undefined && !p.prepared) return Buffer.alloc(0);
   return Buffer.from(JSON.stringify({ v: FORMAT, ...p }));
 }
 
@@ -40,6 +46,7 @@ export function decodeResourcePrivate(bytes: Uint8Array | undefined): ResourcePr
     return {
       ...(b && text(b.prepareDigest) && text(b.specDigest) ? { binding: { prepareDigest: b.prepareDigest, specDigest: b.specDigest } } : {}),
       ...(text(o.applied) ? { applied: o.applied } : {}),
+      ...(readEntry(o.prepared) ? { prepared: readEntry(o.prepared) } : {}),
     };
   }
   if (o.v === 1 || o.g === 1) {

@@ -24,6 +24,7 @@ import { applyChange } from '../../../../src/plugin/resource/lifecycle/apply.js'
 import type { HostAccess, LifecycleClient } from '../../../../src/plugin/resource/lifecycle/host-access.js';
 import { importResource } from '../../../../src/plugin/resource/lifecycle/import.js';
 import { planChange } from '../../../../src/plugin/resource/lifecycle/plan.js';
+import { LIFETIME_MS, PreparedBindings } from '../../../../src/plugin/resource/lifecycle/prepared-bindings.js';
 import { readResource } from '../../../../src/plugin/resource/lifecycle/read.js';
 import type { ResourceKind } from '../../../../src/plugin/resource/resource-kind.js';
 import { jsonToDynamic } from '../../../../src/plugin/schema/form-mapping.js';
@@ -118,6 +119,7 @@ function access(host: FakeHost, overrides: Partial<HostAccess> = {}): HostAccess
     defaultSpace: 'demo',
     configUnknown: false,
     journal: CreateJournal.inDataDir('http://127.0.0.1:1', {}, cwd),
+    preparedBindings: PreparedBindings.inMemory('http://127.0.0.1:1'),
     checkForm: async () => undefined,
     plannedCreates: new Set<string>(),
     plannedReplacements: new Map<string, string>(),
@@ -312,5 +314,115 @@ describe('a Form without update', () => {
     expect(change.diagnostics).toEqual([]);
     expect(change.requiresReplace).toEqual([[attribute]]);
     expect(host.calls.length).toBe(calls);
+  });
+});
+
+// The apply-time re-plan runs in another provider process than the plan: what the plan's
+// prepare answered reaches it through the data directory (or, from Terraform 1.16, through the
+// planned private data core hands over), so a create costs prepare + apply, and never more
+// than the Host reviewed.
+describe.each([
+  ['typed', typed as ResourceKind],
+  ['generic', generic as ResourceKind],
+])('the apply-time re-plan of the %s kind', (_label, kind) => {
+  const endpoint = 'http://127.0.0.1:1';
+  /** One provider process of one working directory: a fresh PreparedBindings, as after a launch. */
+  const processIn = (cwd: string, host: FakeHost, now: () => number = Date.now) => {
+    const bindings = PreparedBindings.inDataDir(endpoint, {}, cwd);
+    if (now !== Date.now) Object.assign(bindings, { now });
+    return access(host, { preparedBindings: bindings });
+  };
+  const config = () => configOf(kind, 'a', { lower: n(1), upper: n(2) });
+
+  it("reuses the plan's prepare answer: a create is one prepare and one apply", async () => {
+    const host = new FakeHost();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'replan-'));
+    const planWalk = processIn(cwd, host);
+    const first = await planChange(kind, planWalk, null, config(), config(), {});
+    planWalk.preparedBindings.closeNormally();
+    const applyWalk = processIn(cwd, host);
+    const replan = await planChange(kind, applyWalk, null, config(), config(), {});
+    expect(replan.planned).toEqual(first.planned);
+    expect(replan.private.binding).toEqual(first.private.binding);
+    const applied = await applyChange(kind, applyWalk, null, replan.planned, replan.private);
+    expect(applied.diagnostics).toEqual([]);
+    expect(host.routes()).toEqual(['prepare', 'apply']);
+    // The answer is spent: the next run's plan prepares again.
+    applyWalk.preparedBindings.closeNormally();
+    await planChange(kind, processIn(cwd, host), null, config(), config(), {});
+    expect(host.routes()).toEqual(['prepare', 'apply', 'prepare']);
+  });
+
+  it('uses the planned private data core hands to the re-plan (Terraform 1.16), e.g. of a saved plan on another machine', async () => {
+    const host = new FakeHost();
+    const first = await planChange(kind, processIn(mkdtempSync(path.join(tmpdir(), 'replan-')), host), null, config(), config(), {});
+    const elsewhere = processIn(mkdtempSync(path.join(tmpdir(), 'replan-')), host);
+    const replan = await planChange(kind, elsewhere, null, config(), config(), {}, first.private);
+    expect(replan.planned).toEqual(first.planned);
+    await applyChange(kind, elsewhere, null, replan.planned, replan.private);
+    expect(host.routes()).toEqual(['prepare', 'apply']);
+  });
+
+  it('prepares again for another spec, and after the answer expired', async () => {
+    const host = new FakeHost();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'replan-'));
+    const planWalk = processIn(cwd, host);
+    await planChange(kind, planWalk, null, config(), config(), {});
+    planWalk.preparedBindings.closeNormally();
+    const other = configOf(kind, 'a', { lower: n(1), upper: n(3) });
+    await planChange(kind, processIn(cwd, host), null, other, other, {});
+    expect(host.routes()).toEqual(['prepare', 'prepare']);
+    const later = processIn(cwd, host, () => Date.now() + LIFETIME_MS + 1);
+    await planChange(kind, later, null, config(), config(), {});
+    expect(host.routes()).toEqual(['prepare', 'prepare', 'prepare']);
+  });
+
+  it('prepares again when the Host refuses the kept binding, and applies only what the plan showed', async () => {
+    const refusal = () =>
+      new HostApiError(
+        'apply',
+        'invalid_argument',
+        400,
+        false,
+        'req_9',
+        'review.prepareDigest is unknown or has expired; prepare again',
+        undefined,
+        '/review/prepareDigest',
+      );
+    const host = new FakeHost();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'replan-'));
+    const planWalk = processIn(cwd, host);
+    const plan = await planChange(kind, planWalk, null, config(), config(), {});
+    planWalk.preparedBindings.closeNormally();
+    const applyWalk = processIn(cwd, host);
+    const replan = await planChange(kind, applyWalk, null, config(), config(), {});
+    host.failNext.apply = [refusal()];
+    const applied = await applyChange(kind, applyWalk, null, replan.planned, replan.private);
+    expect(applied.diagnostics).toEqual([]);
+    expect(host.routes()).toEqual(['prepare', 'apply', 'prepare', 'apply']);
+    expect(kind.hostSpecOf(applied.state!)).toEqual(plannedSpec(kind, plan.planned!));
+
+    // The Host now materializes something else than the plan showed: refused, nothing applied.
+    const other = new FakeHost();
+    const planned = await planChange(kind, access(other), null, config(), config(), {});
+    other.failNext.apply = [refusal()];
+    const prepare = other.resources.prepare;
+    Object.assign(other.resources, {
+      prepare: async (request: ResourceRequest, g?: string) => ({ ...(await prepare(request, g)), spec: { ...request.spec, mode: 'fast' } }),
+    });
+    const stale = await applyChange(kind, access(other), null, planned.planned, planned.private);
+    expect(stale.diagnostics.map((d) => d.summary)).toEqual(['Changed on the Host since plan']);
+    expect(other.routes()).toEqual(['prepare', 'apply', 'prepare']);
+    expect(other.stored.size).toBe(0);
+
+    // A Host that keeps refusing: one fresh prepare, then the refusal is the answer (no loop).
+    const stubborn = new FakeHost();
+    const plan2 = await planChange(kind, access(stubborn), null, config(), config(), {});
+    stubborn.failNext.apply = [refusal(), refusal()];
+    const refused = await applyChange(kind, access(stubborn), null, plan2.planned, plan2.private);
+    expect(refused.diagnostics).toHaveLength(1);
+    expect(refused.diagnostics[0]!.severity).toBe('error');
+    // (the read is the refused create's check for a name held by someone else)
+    expect(stubborn.routes()).toEqual(['prepare', 'apply', 'prepare', 'apply', 'read']);
   });
 });

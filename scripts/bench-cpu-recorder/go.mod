@@ -1,0 +1,3 @@
+module local/bench-cpu-recorder
+
+go 1.22
