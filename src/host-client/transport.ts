@@ -64,41 +64,50 @@ export interface HttpResponse {
   readonly body: unknown;
 }
 
-type Undici = typeof import('undici');
-
 /**
- * undici is loaded on the first request, not with the module: it is the largest dependency of
- * the provider bundle (~1 MB, ~40 ms to evaluate), and most of the 3-5 provider launches per
- * command never talk to the Host (schema and validation launches).
+ * undici is loaded on the first request, not with the module, and only the parts the client
+ * uses: the Agent (pools, clients, the HTTP/1.1 parser) and the promise form of `request`.
+ * Its index also evaluates fetch, WebSocket, cookies, caches, mocks and proxies: about two
+ * thirds of its start-up CPU (measured ~45 vs ~125 ms, unbundled), in every provider launch
+ * that talks to the Host. Most of the 3-5 launches per command never do (schema and
+ * validation launches) and load none of it.
  */
+interface Undici {
+  readonly Agent: typeof import('undici').Agent;
+  readonly request: (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+}
 let undici: Promise<Undici> | undefined;
-const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
+const loadUndici = (): Promise<Undici> =>
+  (undici ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(([agent, api]) => ({
+    Agent: agent.default,
+    request: (dispatcher, options) => api.default.call(dispatcher, options),
+  })));
 
 export class Transport {
-  private agent: Promise<Agent> | undefined;
+  private agent: Promise<{ readonly agent: Agent; readonly request: Undici['request'] }> | undefined;
   private readonly limiter: RateLimiter | undefined;
   constructor(private readonly options: TransportOptions) {
     this.limiter = options.requestsPerSecond ? new RateLimiter(options.requestsPerSecond) : undefined;
   }
 
-  private dispatcher(): Promise<Agent> {
+  private dispatcher(): Promise<{ readonly agent: Agent; readonly request: Undici['request'] }> {
     const options = this.options;
-    this.agent ??= loadUndici().then(
-      ({ Agent }) =>
-        new Agent({
-          connections: options.connections,
-          headersTimeout: options.headersTimeoutMs,
-          bodyTimeout: options.bodyTimeoutMs,
-          keepAliveTimeout: 10_000,
-          // TLS is always verified; a custom CA adds trust, it never turns verification off.
-          ...(options.ca ? { connect: { ca: options.ca } } : {}),
-        }),
-    );
+    this.agent ??= loadUndici().then(({ Agent, request }) => ({
+      agent: new Agent({
+        connections: options.connections,
+        headersTimeout: options.headersTimeoutMs,
+        bodyTimeout: options.bodyTimeoutMs,
+        keepAliveTimeout: 10_000,
+        // TLS is always verified; a custom CA adds trust, it never turns verification off.
+        ...(options.ca ? { connect: { ca: options.ca } } : {}),
+      }),
+      request,
+    }));
     return this.agent;
   }
 
   async close(): Promise<void> {
-    if (this.agent) await (await this.agent).close();
+    if (this.agent) await (await this.agent).agent.close();
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -129,10 +138,10 @@ export class Transport {
     const inMemory = req.rawBody instanceof Uint8Array ? req.rawBody : undefined;
     const streamed = req.rawBody !== undefined && !(req.rawBody instanceof Uint8Array) ? req.rawBody : undefined;
     if (streamed) headers['content-length'] = String(streamed.size);
-    const agent = await this.dispatcher();
+    const { agent, request } = await this.dispatcher();
     let res: Dispatcher.ResponseData;
     try {
-      res = await agent.request({
+      res = await request(agent, {
         ...requestTarget(this.options.origin, req.path),
         method: req.method,
         headers,
