@@ -2,7 +2,7 @@
 // required member or a value of the wrong type is `invalid_argument` naming the member's JSON
 // Pointer, before anything is decoded further. A `null` is never accepted where a value is due.
 import { invalidArgument } from './errors.js';
-import { appendPointer } from './json-pointer.js';
+import { appendPointer } from '../common/json-pointer.js';
 import { hasMember, isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 /** A grammar a string member must satisfy, with the phrase used when it does not. */

@@ -7,7 +7,7 @@
 // An unknown kind, or an entry with missing or foreign members, is an invalid Definition.
 import { canonicalJson } from '../common/digest.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
-import { appendPointer, pointerTokens, resolvePointer } from './json-pointer.js';
+import { appendPointer, pointerTokens, resolvePointer } from '../common/json-pointer.js';
 import type { SpecProblem } from './spec-problem.js';
 
 export const DECLARED_CONSTRAINT_KINDS = [

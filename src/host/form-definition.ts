@@ -4,7 +4,7 @@
 import { readDeclaredConstraint, type DeclaredConstraint } from './constraints.js';
 import { BINDING_API_VERSION, INTERFACE_API_VERSION, readContractRef, type ContractRef } from './contract-ref.js';
 import { isDefinitionVersion, isFormGroup, isFormKind } from './grammar.js';
-import { pointerTokens } from './json-pointer.js';
+import { pointerTokens } from '../common/json-pointer.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 export const HOST_API_VERSION = 'forms.takoform.com/v1';

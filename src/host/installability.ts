@@ -5,7 +5,7 @@
 import { isJsonObject, type JsonValue } from '../common/json-value.js';
 import { constraintRelations } from './constraints.js';
 import type { FormDefinition } from './form-definition.js';
-import { pointerTokens } from './json-pointer.js';
+import { pointerTokens } from '../common/json-pointer.js';
 import type { RelationDeclaration } from './relations/relation-declarations.js';
 
 const UNSUPPORTED_ANNOTATIONS = ['x-takoform-required-entrypoint'] as const;

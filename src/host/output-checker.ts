@@ -7,7 +7,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 import type { FormDefinition } from './form-definition.js';
-import { pointerTokens } from './json-pointer.js';
+import { pointerTokens } from '../common/json-pointer.js';
 
 export class OutputChecker {
   private readonly validateOutputs: ValidateFunction;

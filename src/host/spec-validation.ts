@@ -7,7 +7,7 @@ import { canonicalJson, sha256Digest } from '../common/digest.js';
 import { checkSpecConstraints } from './constraints.js';
 import { materializeDefaults } from '../common/json-schema-defaults.js';
 import type { FormDefinition } from './form-definition.js';
-import { appendPointer } from './json-pointer.js';
+import { appendPointer } from '../common/json-pointer.js';
 import type { JsonObject } from '../common/json-value.js';
 import type { SpecProblem } from './spec-problem.js';
 

@@ -4,7 +4,7 @@
 // prepare and apply refuse a required slot whose protocol this Host cannot satisfy.
 import { HostError, invalidArgument } from './errors.js';
 import { isStandardServiceProtocol } from './grammar.js';
-import { appendPointer, expandPointerPattern } from './json-pointer.js';
+import { appendPointer, expandPointerPattern } from '../common/json-pointer.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../common/json-value.js';
 
 export const STANDARD_SERVICES_API_VERSION = 'standards.takoform.com/v1';

@@ -5,6 +5,7 @@
 //
 // Only what serving needs is imported statically: core starts the provider 3-5 times per
 // command, and the commands for people (install, catalog lock, docs, cdktf) are loaded when run.
+import { flagValue } from './command-flags.js';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
@@ -75,7 +76,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const dir = installProvider({
       bundle,
       ...(executable !== undefined ? { executable } : {}),
-      ...(flag(rest, '--mirror') ? { mirror: flag(rest, '--mirror')! } : {}),
+      ...(flagValue(rest, '--mirror') ? { mirror: flagValue(rest, '--mirror')! } : {}),
     });
     realStdoutWrite(
       `installed ${PROVIDER_SOURCE} ${PROVIDER_VERSION} into ${dir} (${executable !== undefined ? 'single executable, Node embedded' : 'wrapper: needs node on PATH'})\n`,
@@ -93,8 +94,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await writeDocs(rest, realStdoutWrite);
   }
   if (command === 'cdktf') {
-    const catalogFile = path.resolve(flag(rest, '--catalog') ?? '.takoform.lock.json');
-    const out = path.resolve(flag(rest, '--out') ?? '.gen');
+    const catalogFile = path.resolve(flagValue(rest, '--catalog') ?? '.takoform.lock.json');
+    const out = path.resolve(flagValue(rest, '--out') ?? '.gen');
     try {
       const { writeCdktfBindings } = await import('./cdktf/bindings.js');
       await writeCdktfBindings(parseCatalog(readFileSync(catalogFile), catalogFile), out);
@@ -137,8 +138,8 @@ async function catalogLock(args: readonly string[], out: (s: string) => void): P
 }
 
 async function writeDocs(args: readonly string[], out: (s: string) => void): Promise<number> {
-  const catalogFile = path.resolve(flag(args, '--catalog') ?? '.takoform.lock.json');
-  const dir = path.resolve(flag(args, '--out') ?? 'docs');
+  const catalogFile = path.resolve(flagValue(args, '--catalog') ?? '.takoform.lock.json');
+  const dir = path.resolve(flagValue(args, '--out') ?? 'docs');
   try {
     const { generateDocs } = await import('./docs/generate-docs.js');
     const catalog = parseCatalog(readFileSync(catalogFile), catalogFile);
@@ -206,11 +207,4 @@ function commandUsage(name: string): string {
 /** True inside the single executable (Node embedded), where argv[1] is the executable itself. */
 function runningAsSingleExecutable(): boolean {
   return isSea();
-}
-
-function flag(args: readonly string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i >= 0) return args[i + 1];
-  const eq = args.find((a) => a.startsWith(`${name}=`));
-  return eq?.slice(name.length + 1);
 }

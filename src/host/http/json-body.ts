@@ -12,7 +12,7 @@
 // default leaves room for the largest artifact manifest (16384 files of 5 values each, §14.1).
 import { IJsonError, IJsonTooManyValues, parseIJson, MAX_JSON_DEPTH } from '../../common/ijson.js';
 import { invalidArgument } from '../errors.js';
-import { appendPointer } from '../json-pointer.js';
+import { appendPointer } from '../../common/json-pointer.js';
 import { isJsonObject, type JsonValue } from '../../common/json-value.js';
 
 /** Values one request body may hold by default (--max-json-values). */

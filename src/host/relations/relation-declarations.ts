@@ -7,7 +7,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../common/json-value.js';
 import { INTERFACE_API_VERSION, readContractRef, type ContractRef } from '../contract-ref.js';
 import { readFormRef, type FormRef } from '../form-ref.js';
-import { appendPointer } from '../json-pointer.js';
+import { appendPointer } from '../../common/json-pointer.js';
 
 const TARGET_FORMREFS = 'x-takoform-target-formrefs';
 const REQUIRED_INTERFACE = 'x-takoform-required-interface';

@@ -9,7 +9,7 @@ import { describeContractRef, sameContractRef, type ContractRef } from '../contr
 import { HostError, invalidArgument } from '../errors.js';
 import { describeFormRef, sameFormRef } from '../form-ref.js';
 import type { HostContext } from '../host-context.js';
-import { expandPointerPattern } from '../json-pointer.js';
+import { expandPointerPattern } from '../../common/json-pointer.js';
 import type { RelationDeclaration } from '../relations/relation-declarations.js';
 import type { RelationPin, ResourceAddress, StoreTransaction, StoredResource } from '../store/store.js';
 import { SPEC_POINTER } from './admission.js';

@@ -8,7 +8,7 @@ import type { JsonObject } from '../../common/json-value.js';
 import type { InstalledForm } from '../catalog.js';
 import { invalidArgument } from '../errors.js';
 import { formRefKey } from '../form-ref.js';
-import { pointerTokens, resolvePointer } from '../json-pointer.js';
+import { pointerTokens, resolvePointer } from '../../common/json-pointer.js';
 import type { RelationPin, StoreTransaction } from '../store/store.js';
 import { SPEC_POINTER } from './admission.js';
 

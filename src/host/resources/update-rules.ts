@@ -5,7 +5,7 @@
 import { canonicalJson } from '../../common/digest.js';
 import { hasCapability, type InstalledForm } from '../catalog.js';
 import { invalidArgument } from '../errors.js';
-import { resolvePointer } from '../json-pointer.js';
+import { resolvePointer } from '../../common/json-pointer.js';
 import type { JsonObject, JsonValue } from '../../common/json-value.js';
 import type { StoredResource } from '../store/store.js';
 import { SPEC_POINTER } from './admission.js';

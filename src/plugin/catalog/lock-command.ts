@@ -2,6 +2,7 @@
 // changed against the previous lock, and refuses (leaving the file untouched) to remove or
 // re-point a type or to lose package metadata unless explicitly allowed. `--check` writes
 // nothing and fails when the lock is not current, for CI.
+import { flagValue, flagValues } from '../command-flags.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CATALOG_FILE_NAME, formatCatalog, parseCatalog, type Catalog } from './catalog-file.js';
@@ -20,10 +21,10 @@ export const ALLOW_METADATA_LOSS = '--allow-metadata-loss';
 export const CHECK = '--check';
 
 export async function catalogLockCommand(args: readonly string[], io: LockCommandIo): Promise<number> {
-  const endpoint = flag(args, '--endpoint') ?? io.env.TAKOFORM_ENDPOINT;
-  const space = flag(args, '--space') ?? io.env.TAKOFORM_SPACE;
+  const endpoint = flagValue(args, '--endpoint') ?? io.env.TAKOFORM_ENDPOINT;
+  const space = flagValue(args, '--space') ?? io.env.TAKOFORM_SPACE;
   const token = io.env.TAKOFORM_TOKEN;
-  const file = path.resolve(flag(args, '--out') ?? CATALOG_FILE_NAME);
+  const file = path.resolve(flagValue(args, '--out') ?? CATALOG_FILE_NAME);
   const check = args.includes(CHECK);
   if (!endpoint || !space || !token) {
     io.err('catalog lock needs --endpoint (or TAKOFORM_ENDPOINT), --space (or TAKOFORM_SPACE) and TAKOFORM_TOKEN\n');
@@ -39,7 +40,7 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
       space,
       ...(caFile ? { caFile } : {}),
       ...(previous ? { previous } : {}),
-      packageDirs: flags(args, '--package'),
+      packageDirs: flagValues(args, '--package'),
       warn: (m) => io.err(`warning: ${m}\n`),
     });
     const text = formatCatalog(next);
@@ -92,17 +93,4 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
 
 function indent(text: string): string {
   return text.replace(/^(?=.)/gm, '  ');
-}
-
-function flags(args: readonly string[], name: string): string[] {
-  const out: string[] = [];
-  args.forEach((a, i) => {
-    if (a === name && args[i + 1] !== undefined) out.push(args[i + 1]!);
-    else if (a.startsWith(`${name}=`)) out.push(a.slice(name.length + 1));
-  });
-  return out;
-}
-
-function flag(args: readonly string[], name: string): string | undefined {
-  return flags(args, name)[0];
 }

@@ -1,6 +1,7 @@
 // The one renderer that turns Host client failures into diagnostics: summary, the resource,
 // the exact Form, the attribute path (from the Host's JSON Pointer), the Host code and
 // request id, whether retrying can help, and one sentence saying what to do. Never the token.
+import { pointerTokens } from '../../common/json-pointer.js';
 import {
   AcceptedOutcomeUnknownError,
   HostApiError,
@@ -136,9 +137,7 @@ export function crossResourceWarning(error: HostApiError, cls: Extract<RefusalCl
 export function hclMessage(message: string, ctx: ResourceContext): string {
   const paths = message.replace(/\/(?:spec|metadata)(?:\/[A-Za-z0-9_.~*-]+)*/g, (pointer) => {
     const tokens = pointer.split('/').slice(2);
-    if (ctx.specAttribute && pointer.startsWith('/spec')) {
-      return hclPath([ctx.specAttribute, ...tokens.map((t) => (/^\d+$/.test(t) ? parseInt(t, 10) : t.replace(/~1/g, '/').replace(/~0/g, '~')))]);
-    }
+    if (ctx.specAttribute && pointer.startsWith('/spec')) return hclPath(documentPath(ctx.specAttribute, pointer.slice('/spec'.length)));
     const path = requestPointerPath(pointer, ctx);
     return path && (pointer.startsWith('/metadata/') || path.length === tokens.length) ? hclPath(path) : pointer;
   });
@@ -146,6 +145,14 @@ export function hclMessage(message: string, ctx: ResourceContext): string {
     /"([A-Za-z_][A-Za-z0-9_]*)": (true|false|null|-?\d+(?:\.\d+)?|"[^"]*")/g,
     (_m, name: string, value: string) => `${ctx.specAttribute ? name : snakeCase(name)} = ${value}`,
   );
+}
+
+/**
+ * The path into a document attribute (takoform_resource `spec`, whose members keep the Form's
+ * names): the attribute, then one step per pointer token, array indexes as numbers.
+ */
+export function documentPath(attribute: string, pointer: string): AttributePath {
+  return [attribute, ...(pointerTokens(pointer) ?? []).map((t) => (/^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : t))];
 }
 
 /**
@@ -163,10 +170,8 @@ export function requestPointerPath(pointer: string, ctx: ResourceContext): Attri
 export function pointerToPath(pointer: string, fields: readonly FieldMapping[]): AttributePath | undefined {
   // Hosts point into the request document (/spec/upper); the attributes map the spec.
   const specPointer = pointer.startsWith('/spec/') ? pointer.slice('/spec'.length) : pointer;
-  const tokens = specPointer
-    .split('/')
-    .slice(1)
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = pointerTokens(specPointer);
+  if (!tokens) return undefined;
   const path: PathStep[] = [];
   let objectFields: readonly FieldMapping[] | undefined = fields;
   let mapping: ValueMapping | undefined;

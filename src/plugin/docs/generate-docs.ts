@@ -1,6 +1,7 @@
 // Registry-style documentation generated from the provider's own schemas: docs/index.md for
 // the provider, one page per resource type of a catalog (plus the generic type) and one per
 // data source. Deterministic, so CI can fail when the committed pages drift from the code.
+import { pointerTokens } from '../../common/json-pointer.js';
 import { ARTIFACT_SCHEMA, ARTIFACT_TYPE_NAME } from '../artifact/artifact-schema.js';
 import type { Catalog } from '../catalog/catalog-file.js';
 import { DATA_SOURCES } from '../data/data-sources.js';
@@ -219,7 +220,7 @@ ${schemaBody(block, rt)}`;
 
 /** Attribute name of a JSON Pointer into the spec (`/lower` → `lower`, `/weights` → `weights`). */
 function attributeOf(rt: FormResourceType, pointer: unknown): string {
-  const top = typeof pointer === 'string' ? pointer.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
+  const top = typeof pointer === 'string' ? pointerTokens(pointer)?.[0] : undefined;
   const field = rt.fields.find((f) => f.property === top);
   const rest = typeof pointer === 'string' ? pointer.split('/').slice(2).join('.').replace(/\*/g, '[*]') : '';
   return `\`${field?.attribute ?? top ?? String(pointer)}${rest ? `.${rest}` : ''}\``;

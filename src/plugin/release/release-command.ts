@@ -2,6 +2,7 @@
 // Platforms: each one with a single executable built (dist/sea/<os_arch>/, or the running
 // single executable itself), plus the wrapper for each other --platform named (default:
 // the Unix platforms below). Windows is left out: the wrapper is a shell script.
+import { flagValue, flagValues } from '../command-flags.js';
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
@@ -12,8 +13,8 @@ import { writeRelease, type PlatformBuild } from './release.js';
 export const WRAPPER_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64'] as const;
 
 export function release(args: readonly string[], out: (s: string) => void): number {
-  const outDir = path.resolve(valueOf(args, '--out') ?? 'release');
-  const named = valuesOf(args, '--platform');
+  const outDir = path.resolve(flagValue(args, '--out') ?? 'release');
+  const named = flagValues(args, '--platform');
   const builds: PlatformBuild[] = [];
   if (isSea()) {
     builds.push({ platform: platformDirName(), executable: process.execPath });
@@ -41,17 +42,4 @@ export function release(args: readonly string[], out: (s: string) => void): numb
   for (const a of r.archives) out(`${a.platform}: ${a.file} (${a.form}) ${a.h1} ${a.zh}\n`);
   out(`wrote ${r.registryDir} (Registry release layout) and ${r.mirrorDir} (network mirror)\n`);
   return 0;
-}
-
-function valueOf(args: readonly string[], name: string): string | undefined {
-  return valuesOf(args, name)[0];
-}
-
-function valuesOf(args: readonly string[], name: string): string[] {
-  const found: string[] = [];
-  args.forEach((a, i) => {
-    if (a === name && args[i + 1] !== undefined) found.push(args[i + 1]!);
-    else if (a.startsWith(`${name}=`)) found.push(a.slice(name.length + 1));
-  });
-  return found;
 }

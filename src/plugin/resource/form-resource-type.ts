@@ -2,6 +2,7 @@
 // the envelope plus the Form's desired properties as attributes (and typed outputs when the
 // catalog has the Form's outputSchema); its state mirrors the Host's spec attribute by
 // attribute, so drift shows as a difference of those attributes.
+import { pointerTokens } from '../../common/json-pointer.js';
 import { canonicalJson } from '../../common/digest.js';
 import { materializeDefaults } from '../../common/json-schema-defaults.js';
 import type { FormRef, JsonObject, ResourceResponse } from '../../host-client/index.js';
@@ -62,9 +63,9 @@ export class FormResourceType implements ResourceKind {
     const canUpdate = form.operations.length === 0 || form.operations.includes('update');
     const immutable = new Set(
       form.immutableFields
-        .map((pointer) => pointer.split('/')[1])
+        .map((pointer) => pointerTokens(pointer)?.[0])
         .filter((p): p is string => !!p)
-        .map((p) => topLevelAttributeName(p.replace(/~1/g, '/').replace(/~0/g, '~'))),
+        .map(topLevelAttributeName),
     );
     this.replaceAttributes = new Set(this.fields.filter((f) => !canUpdate || immutable.has(f.attribute)).map((f) => f.attribute));
     const ref = form.formRef;

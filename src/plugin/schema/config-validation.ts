@@ -5,9 +5,10 @@
 // (required members and their kin) are not reported; the Host's prepare covers them later.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { errorDiag, hclPath, hclValue, type AttributePath, type Diagnostic } from '../diag/diagnostics.js';
-import { pointerToPath } from '../diag/host-diagnostics.js';
+import { documentPath, pointerToPath } from '../diag/host-diagnostics.js';
 import { isWhollyKnown, type TfObject, type TfValue } from '../values/tf-value.js';
 import { SpecConversionError, toSpec, type FieldMapping } from './form-mapping.js';
+import { appendPointer } from '../../common/json-pointer.js';
 import { materializeDefaults } from '../../common/json-schema-defaults.js';
 import type { JsonObject } from '../../host-client/wire-types.js';
 
@@ -59,7 +60,9 @@ export class ConfigValidator {
     if (validate(materializeDefaults(this.schema, doc))) return [];
     return (validate.errors ?? []).map((error) => {
       const path = pathOf(pointerOf(error));
-      return errorDiag('Value not allowed by the Form', `${this.typeName}: ${refusal(error, documentPath(path, pointerOf(error)))}.`, path);
+      const [attribute] = path;
+      const where = typeof attribute === 'string' ? hclPath(documentPath(attribute, pointerOf(error))) : undefined;
+      return errorDiag('Value not allowed by the Form', `${this.typeName}: ${refusal(error, where)}.`, path);
     });
   }
 
@@ -79,7 +82,7 @@ export class ConfigValidator {
 
 function pointerOf(error: ErrorObject): string {
   if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') {
-    return `${error.instancePath}/${error.params.missingProperty.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    return appendPointer(error.instancePath, error.params.missingProperty);
   }
   if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string') {
     return `${error.instancePath}/${error.params.additionalProperty}`;
@@ -94,17 +97,6 @@ function pointerOf(error: ErrorObject): string {
 function refusal(error: ErrorObject, where: string | undefined): string {
   const at = where ?? (pointerOf(error) ? `the Form field ${pointerOf(error)}` : 'the resource');
   return `${at} ${describe(error)} (JSON Schema rule \`${error.keyword}\` of the Form)`;
-}
-
-/** The HCL path into a document attribute (takoform_resource `spec`): the attribute, then the spec's own members. */
-function documentPath(path: AttributePath, pointer: string): string {
-  const steps = pointer
-    .split('/')
-    .slice(1)
-    .filter((t) => t !== '')
-    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((t): AttributePath[number] => (/^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(t) ? t : { key: t }));
-  return hclPath([...path, ...steps]);
 }
 
 function describe(error: ErrorObject): string {

@@ -4,6 +4,7 @@
 // forward with the attribute line, without a Host request. The kinds that depend on other
 // resources (claim, exclusive, …) are never judged here: see diag/refusal-class.ts.
 import { canonicalJson } from '../../common/digest.js';
+import { resolvePointer as at } from '../../common/json-pointer.js';
 import type { JsonObject, JsonValue } from '../../common/json-value.js';
 
 export interface SpecConstraintProblem {
@@ -59,15 +60,4 @@ function checkOne(spec: JsonObject, c: JsonObject): SpecConstraintProblem | unde
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function at(doc: JsonObject, pointer: string): JsonValue | undefined {
-  let v: JsonValue | undefined = doc;
-  for (const raw of pointer.split('/').slice(1)) {
-    const t = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(v)) v = /^\d+$/.test(t) ? v[parseInt(t, 10)] : undefined;
-    else if (isObject(v)) v = v[t];
-    else return undefined;
-  }
-  return v;
 }

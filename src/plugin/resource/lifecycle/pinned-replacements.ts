@@ -8,6 +8,7 @@
 // invisible until apply, whose refusal names them.
 import { hclPath, warningDiag, type Diagnostic } from '../../diag/diagnostics.js';
 import { requestPointerPath, type ResourceContext } from '../../diag/host-diagnostics.js';
+import { appendPointer } from '../../../common/json-pointer.js';
 import type { JsonObject, JsonValue } from '../../../host-client/index.js';
 
 /** One reference object `{apiVersion, kind, name}` in a desired spec, with its pointer. */
@@ -21,18 +22,19 @@ export interface SpecReference {
 export function referencesIn(spec: JsonObject): SpecReference[] {
   const found: SpecReference[] = [];
   const walk = (value: JsonValue, pointer: string) => {
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`));
+    if (Array.isArray(value)) value.forEach((v, i) => walk(v, appendPointer(pointer, i)));
     else if (value !== null && typeof value === 'object') {
       if (typeof value.apiVersion === 'string' && typeof value.kind === 'string' && typeof value.name === 'string')
         found.push({ pointer, kind: value.kind, name: value.name });
-      else for (const [k, v] of Object.entries(value)) walk(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      else for (const [k, v] of Object.entries(value)) walk(v, appendPointer(pointer, k));
     }
   };
   walk(spec, '/spec');
   return found;
 }
 
-export function replacementKey(kind: string, space: string, name: string): string {
+/** How this run's plans name a resource (plannedCreates, plannedReplacements): kind, space and name. */
+export function resourceKey(kind: string, space: string, name: string): string {
   return `${kind}\u0000${space}\u0000${name}`;
 }
 
@@ -50,7 +52,7 @@ export function pinnedReplacementWarnings(
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const ref of specs.flatMap(referencesIn)) {
-    const key = replacementKey(ref.kind, ctx.space, ref.name);
+    const key = resourceKey(ref.kind, ctx.space, ref.name);
     const targetType = replacedType.get(key);
     if (!targetType || seen.has(key) || triggered().has(targetType)) continue;
     seen.add(key);

@@ -6,6 +6,7 @@
 // warning, not an error, and one that says a field is immutable plans a replacement
 // (diag/refusal-class.ts; docs/resources.md, "What a plan checks against the Host").
 import { canonicalJson } from '../../../common/digest.js';
+import { resolvePointer } from '../../../common/json-pointer.js';
 import { formatFormRef, HostApiError, resourceRequest, type JsonObject } from '../../../host-client/index.js';
 import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic } from '../../diag/diagnostics.js';
 import { crossResourceWarning, hostFailureDiagnostic, requestPointerPath, type ResourceContext } from '../../diag/host-diagnostics.js';
@@ -16,7 +17,7 @@ import { COMPUTED_ON_CHANGE, COMPUTED_ON_CREATE, readEnvelope } from '../envelop
 import type { ResourceKind } from '../resource-kind.js';
 import { diagnosticContext, sameValue } from './common.js';
 import type { HostAccess } from './host-access.js';
-import { pinnedReplacementWarnings, replacementKey } from './pinned-replacements.js';
+import { pinnedReplacementWarnings, resourceKey } from './pinned-replacements.js';
 import { prepareKey, type PreparedEntry } from './prepared-bindings.js';
 import type { ResourcePrivate } from './resource-private.js';
 
@@ -39,10 +40,10 @@ export async function planChange(
 ): Promise<PlanResult> {
   const result = await planOne(kind, host, prior, proposed, config, priorPrivate, handedOver);
   if (!prior || !config || !result.planned) return result;
-  const before = readEnvelope(prior);
   if (result.requiresReplace.length > 0) {
     // Recorded for what refers to it, which core plans after it (pinned-replacements.ts).
-    host.plannedReplacements.set(replacementKey(kind.formRef(prior).kind, before.space, before.name), kind.typeName);
+    const before = readEnvelope(prior);
+    host.plannedReplacements.set(resourceKey(kind.formRef(prior).kind, before.space, before.name), kind.typeName);
     return result;
   }
   if (host.plannedReplacements.size === 0) return result;
@@ -115,7 +116,7 @@ async function planOne(
   const space = planned.space as string;
   // Core plans a target before what refers to it, in this same provider process: remember
   // what this run creates so that a reference to it is not reported as missing.
-  if (!prior) host.plannedCreates.add(createKey(formRef.kind, space, name));
+  if (!prior) host.plannedCreates.add(resourceKey(formRef.kind, space, name));
 
   if (prior) {
     const withLocal = { ...planned };
@@ -234,20 +235,9 @@ function markComputedUnknown(kind: ResourceKind, planned: Record<string, TfValue
   if (newObject) for (const a of COMPUTED_ON_CREATE) planned[a] = UNKNOWN;
 }
 
-function createKey(kind: string, space: string, name: string): string {
-  return `${kind}\u0000${space}\u0000${name}`;
-}
-
 /** The value at a Host pointer into the request document (`/spec/...`), if it is there. */
 function atPointer(spec: JsonObject, pointer: string | undefined): unknown {
-  if (!pointer?.startsWith('/spec/')) return undefined;
-  let value: unknown = spec;
-  for (const raw of pointer.slice('/spec/'.length).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[token];
-  }
-  return value;
+  return pointer?.startsWith('/spec/') ? resolvePointer(spec, pointer.slice('/spec'.length)) : undefined;
 }
 
 /**
@@ -260,7 +250,7 @@ function missingTargetNote(e: HostApiError, spec: JsonObject, space: string, hos
   const target = ref !== null && typeof ref === 'object' ? (ref as Record<string, unknown>) : undefined;
   const targetName = typeof target?.name === 'string' ? target.name : undefined;
   const targetKind = typeof target?.kind === 'string' ? target.kind : undefined;
-  if (targetName && targetKind && host.plannedCreates.has(createKey(targetKind, space, targetName))) return [];
+  if (targetName && targetKind && host.plannedCreates.has(resourceKey(targetKind, space, targetName))) return [];
   const path = e.pointer ? requestPointerPath(e.pointer, ctx) : undefined;
   const what = targetName ? `${targetKind ?? 'resource'} "${targetName}"` : 'the resource it refers to';
   return [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceContext } from '../../../../src/plugin/diag/host-diagnostics.js';
-import { pinnedReplacementWarnings, referencesIn, replacementKey } from '../../../../src/plugin/resource/lifecycle/pinned-replacements.js';
+import { pinnedReplacementWarnings, referencesIn, resourceKey } from '../../../../src/plugin/resource/lifecycle/pinned-replacements.js';
 import { triggerTypesInText } from '../../../../src/plugin/resource/lifecycle/replace-triggers.js';
 
 const ref = (kind: string, name: string) => ({ apiVersion: 'resources.publisher.example', kind, name });
@@ -28,7 +28,7 @@ describe('references in a desired spec', () => {
 });
 
 describe('a resource that pins a target this run replaces', () => {
-  const replaced = new Map([[replacementKey('ConstraintMember', 'demo', 'm1'), 'takoform_constraint_member']]);
+  const replaced = new Map([[resourceKey('ConstraintMember', 'demo', 'm1'), 'takoform_constraint_member']]);
   const spec = { members: [ref('ConstraintMember', 'm0'), ref('ConstraintMember', 'm1')] };
 
   it('warns once, on the reference, with the recipe naming the target type', () => {

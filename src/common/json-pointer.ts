@@ -1,6 +1,6 @@
 // RFC 6901 JSON Pointers: every refusal and diagnostic names the field at fault with one, and
 // Definitions address spec members (constraints, standard-service slots) with them.
-import { hasMember, isJsonObject, type JsonValue } from '../common/json-value.js';
+import { hasMember, isJsonObject, type JsonValue } from './json-value.js';
 
 /** The pointer to `token` inside the value at `base` ("" is the document root). */
 export function appendPointer(base: string, token: string | number): string {
