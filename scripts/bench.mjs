@@ -175,9 +175,27 @@ function run(cmd, args, cwd, env) {
       });
       if (code !== 0 && !(args.includes('-detailed-exitcode') && code === 2))
         reject(new Error(`${cmd} ${args.join(' ')} exited ${code}\n${(out + err).slice(-3000)}`));
-      else resolve({ ms, childCpuSeconds: user + system });
+      else resolve({ ms, childCpuSeconds: user + system, allocatedMb: goAllocatedMb(err) });
     });
   });
+}
+
+/**
+ * What the CLI's Go heap allocated during the command, in MB, from the runtime's GC trace
+ * (GODEBUG=gctrace=1 on its stderr: one "gc N @… A->B->C MB" line per cycle). Each cycle
+ * allocated what the heap grew to by mark termination (B) beyond what the previous cycle
+ * left live (C). Unlike CPU seconds this does not move with the machine's load (Go's idle
+ * GC workers spend more CPU on an idle machine), so it compares core's work across variants
+ * and runs; the MB rounding of each line averages out over hundreds of cycles.
+ */
+function goAllocatedMb(stderr) {
+  let allocated = 0;
+  let live = 0;
+  for (const m of stderr.matchAll(/^gc \d+ @[^\n]*?(\d+)->(\d+)->(\d+) MB/gm)) {
+    allocated += Math.max(0, Number(m[2]) - live);
+    live = Number(m[3]);
+  }
+  return allocated;
 }
 
 async function startHost(dir) {
@@ -262,6 +280,9 @@ async function scale(kind, n) {
     TF_CLI_CONFIG_FILE: rc,
     TF_IN_AUTOMATION: '1',
     CHECKPOINT_DISABLE: '1',
+    // The CLI's GC trace (see goAllocatedMb). A Go provider inherits it too; its stderr goes
+    // to go-plugin's log, not to the CLI's stderr.
+    GODEBUG: 'gctrace=1',
     TAKOFORM_PROVIDER_STATS_FILE: stats,
     ...(kind === 'null' ? { BENCH_WRAPPED_PROVIDER: path.join(NULL_DIR, 'bin/terraform-provider-null') } : {}),
     ...(host ? { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: 'bench-token-0123456789', TAKOFORM_SPACE: 'bench' } : {}),
@@ -272,7 +293,7 @@ async function scale(kind, n) {
     writeFileSync(stats, '');
     const before = host ? host.requests() : 0;
     const hostCpuBefore = host ? host.cpuSeconds() : 0;
-    const { ms, childCpuSeconds } = await run(TOFU, args, work, env);
+    const { ms, childCpuSeconds, allocatedMb } = await run(TOFU, args, work, env);
     await new Promise((r) => setTimeout(r, 100)); // let the host flush its request log
     const procs = readFileSync(stats, 'utf8')
       .split('\n')
@@ -288,6 +309,7 @@ async function scale(kind, n) {
       hostRequestsPerResource: host ? (host.requests() - before) / n : 0,
       hostCpuSeconds: host ? host.cpuSeconds() - hostCpuBefore : 0,
       coreCpuSeconds: childCpuSeconds - providerCpuSeconds - launcherCpuSeconds,
+      coreAllocatedMb: allocatedMb,
       providerCpuSeconds,
       providerPeakRssMb: procs.reduce((m, p) => Math.max(m, p.maxRssKb / 1024), 0),
       providerLaunches: procs.length,
@@ -343,6 +365,9 @@ async function main() {
         coreCpuSeconds: med('takoform', 'coreCpuSeconds'),
         nullCoreCpuSeconds: med('null', 'coreCpuSeconds'),
         floorCoreCpuSeconds: med('floor', 'coreCpuSeconds'),
+        coreAllocatedMb: med('takoform', 'coreAllocatedMb'),
+        nullCoreAllocatedMb: med('null', 'coreAllocatedMb'),
+        floorCoreAllocatedMb: med('floor', 'coreAllocatedMb'),
         providerPeakRssMb: med('takoform', 'providerPeakRssMb'),
         nullProviderPeakRssMb: med('null', 'providerPeakRssMb'),
         providerLaunches: med('takoform', 'providerLaunches'),
@@ -371,12 +396,12 @@ function markdown(r) {
   const la = (xs) => xs.map((x) => f(x)).join(' ');
   t += `Scale runs with the ${r.form === 'wrapper' ? 'wrapper' : 'single executable'} installed; load average ${la(r.loadAverage.start)} at the start, ${la(r.loadAverage.end)} at the end.\n\n`;
   t +=
-    "Times are medians (reps column). CPU columns: provider = all provider launches of the command (per launch: their mean); Host = the reference Host process; core = the CLI itself (its children's CPU minus the providers'), for ours / null_resource / terraform_data.\n\n";
+    "Times are medians (reps column). CPU columns: provider = all provider launches of the command (per launch: their mean); Host = the reference Host process; core = the CLI itself (its children's CPU minus the providers'), for ours / null_resource / terraform_data; core alloc = what the CLI's Go heap allocated (from its GC trace: the measure of core's work that does not move with the machine's load).\n\n";
   t +=
-    '| N | command | reps | ours (s) | null (s) | terraform_data (s) | ours ÷ null | ours ÷ terraform_data | Host requests / resource | provider CPU ours / null (s) | CPU per launch ours / null (ms) | Host CPU (s) | core CPU ours / null / terraform_data (s) | core ours ÷ null | provider peak RSS ours / null (MB) | launches ours / null |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+    '| N | command | reps | ours (s) | null (s) | terraform_data (s) | ours ÷ null | ours ÷ terraform_data | Host requests / resource | provider CPU ours / null (s) | CPU per launch ours / null (ms) | Host CPU (s) | core CPU ours / null / terraform_data (s) | core ours ÷ null | core alloc ours / null / terraform_data (MB) | core alloc ours ÷ null | provider peak RSS ours / null (MB) | launches ours / null |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const [n, steps] of Object.entries(r.scale)) {
     for (const [s, x] of Object.entries(steps)) {
-      t += `| ${n} | ${s} | ${x.reps} | ${f(x.oursSeconds)} | ${f(x.nullSeconds)} | ${f(x.floorSeconds)} | **${f(x.nullRatio)}** | ${f(x.ratio)} | ${f(x.hostRequestsPerResource)} | ${f(x.providerCpuSeconds)} / ${f(x.nullProviderCpuSeconds)} | ${f(x.providerCpuMsPerLaunch, 0)} / ${f(x.nullProviderCpuMsPerLaunch, 0)} | ${f(x.hostCpuSeconds)} | ${f(x.coreCpuSeconds)} / ${f(x.nullCoreCpuSeconds)} / ${f(x.floorCoreCpuSeconds)} | ${f(x.coreCpuSeconds / x.nullCoreCpuSeconds)} | ${f(x.providerPeakRssMb, 0)} / ${f(x.nullProviderPeakRssMb, 0)} | ${x.providerLaunches} / ${x.nullProviderLaunches} |\n`;
+      t += `| ${n} | ${s} | ${x.reps} | ${f(x.oursSeconds)} | ${f(x.nullSeconds)} | ${f(x.floorSeconds)} | **${f(x.nullRatio)}** | ${f(x.ratio)} | ${f(x.hostRequestsPerResource)} | ${f(x.providerCpuSeconds)} / ${f(x.nullProviderCpuSeconds)} | ${f(x.providerCpuMsPerLaunch, 0)} / ${f(x.nullProviderCpuMsPerLaunch, 0)} | ${f(x.hostCpuSeconds)} | ${f(x.coreCpuSeconds)} / ${f(x.nullCoreCpuSeconds)} / ${f(x.floorCoreCpuSeconds)} | ${f(x.coreCpuSeconds / x.nullCoreCpuSeconds)} | ${f(x.coreAllocatedMb, 0)} / ${f(x.nullCoreAllocatedMb, 0)} / ${f(x.floorCoreAllocatedMb, 0)} | ${f(x.coreAllocatedMb / x.nullCoreAllocatedMb)} | ${f(x.providerPeakRssMb, 0)} / ${f(x.nullProviderPeakRssMb, 0)} | ${x.providerLaunches} / ${x.nullProviderLaunches} |\n`;
     }
   }
   const sizes = Object.keys(r.scale).map(Number);
