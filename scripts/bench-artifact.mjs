@@ -2,8 +2,9 @@
 // The artifact memory benchmark (not a timed test): `tofu apply` of one takoform_artifact
 // holding a single large file (default 200 MiB of random bytes, fresh per run so the Host
 // never holds it yet), against the reference Host, and the provider's peak RSS. Each provider
-// process tofu starts writes its own getrusage() peak (TAKOFORM_PROVIDER_STATS_FILE, see
-// src/plugin/serve.ts); a run's figure is the largest of them. Target: under 150 MB.
+// process tofu starts writes its own peak RSS, VmHWM (TAKOFORM_PROVIDER_STATS_FILE, see
+// src/plugin/process-stats.ts: getrusage's figure would include core's resident set at the
+// launch); a run's figure is the largest of them. Target: under 150 MB.
 // Usage: npm run bench:artifact -- [--mib 200] [--runs 3]
 import { execFileSync, spawn } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';

@@ -75,8 +75,9 @@ function timeToFirstLine(command, args, env) {
 
 /**
  * Peak RSS of one idle provider: started like core starts it, left idle for a moment after its
- * handshake, then stopped with SIGTERM, on which it writes its own statistics (peak RSS from
- * getrusage). /proc/<pid>/status VmHWM, read just before the signal, is the fallback.
+ * handshake, then stopped with SIGTERM, on which it writes its own statistics (its own peak RSS,
+ * VmHWM: src/plugin/process-stats.ts). /proc/<pid>/status VmHWM, read just before the signal,
+ * is the fallback.
  */
 async function idleProviderPeakRssMb(installed, env) {
   const stats = path.join(mkdtempSync(path.join(tmpdir(), 'bench-rss-')), 'stats.jsonl');

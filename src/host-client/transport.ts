@@ -7,6 +7,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { IJsonError, parseIJson } from '../common/ijson.js';
 import { ERROR_CODES, HostApiError, isHostErrorCode, ProtocolViolationError, RETRYABLE_CODES, TransportError } from './errors.js';
 import { Reader } from './decode.js';
+import { useBaselineWasmCompiler } from './wasm-baseline.js';
 
 export interface TransportOptions {
   readonly origin: URL;
@@ -77,11 +78,13 @@ interface Undici {
   readonly request: (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 }
 let undici: Promise<Undici> | undefined;
-const loadUndici = (): Promise<Undici> =>
-  (undici ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(([agent, api]) => ({
+const loadUndici = (): Promise<Undici> => {
+  useBaselineWasmCompiler(); // before undici's HTTP parser is compiled (wasm-baseline.ts)
+  return (undici ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(([agent, api]) => ({
     Agent: agent.default,
     request: (dispatcher, options) => api.default.call(dispatcher, options),
   })));
+};
 
 export class Transport {
   private agent: Promise<{ readonly agent: Agent; readonly request: Undici['request'] }> | undefined;

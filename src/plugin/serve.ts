@@ -13,6 +13,7 @@ import { createServerCertificate } from './handshake/certificate.js';
 import { formatHandshakeLine, type ListenAddress } from './handshake/handshake-line.js';
 import { planListenSocket } from './handshake/socket-path.js';
 import type { Logger } from './logging.js';
+import { processStatsLine } from './process-stats.js';
 import { TakoformProvider } from './provider/provider.js';
 
 export async function servePlugin(logger: Logger, writeHandshake: (line: string) => void): Promise<void> {
@@ -95,16 +96,14 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
 
 /**
  * For the benchmark (scripts/bench.mjs): when TAKOFORM_PROVIDER_STATS_FILE is set, each
- * provider process appends its CPU time, peak RSS and calls per RPC there as one JSON line at
- * exit, and `handshakeMs` (process start to handshake line).
+ * provider process appends its CPU time, its own peak RSS and calls per RPC there as one JSON
+ * line at exit, and `handshakeMs` (process start to handshake line); see process-stats.ts.
  */
 function recordProcessStats(handshakeMs: number | undefined): void {
   const file = process.env.TAKOFORM_PROVIDER_STATS_FILE;
   if (!file) return;
-  const usage = process.resourceUsage();
   try {
-    const line = { pid: process.pid, cpuUserUs: usage.userCPUTime, cpuSystemUs: usage.systemCPUTime, maxRssKb: usage.maxRSS, handshakeMs, rpcs: rpcCounts };
-    appendFileSync(file, JSON.stringify(line) + '\n');
+    appendFileSync(file, JSON.stringify(processStatsLine(handshakeMs, rpcCounts)) + '\n');
   } catch {
     // statistics are best effort; never fail a shutdown over them
   }
