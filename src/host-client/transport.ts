@@ -77,8 +77,13 @@ interface Undici {
   readonly request: (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 }
 let undici: Promise<Undici> | undefined;
+// wasm-baseline.ts: llhttp (undici's parser) is kept at V8's baseline WebAssembly code.
 const loadUndici = (): Promise<Undici> =>
-  (undici ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(([agent, api]) => ({
+  (undici ??= Promise.all([
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/api/api-request.js'),
+    import('./wasm-baseline.js').then((m) => m.baselineWasmOnly()),
+  ]).then(([agent, api]) => ({
     Agent: agent.default,
     request: (dispatcher, options) => api.default.call(dispatcher, options),
   })));
@@ -126,7 +131,7 @@ export class Transport {
 
   private async sendOnce(req: HttpRequest, attempt: number): Promise<HttpResponse> {
     await this.limiter?.take();
-    const started = performance.now();
+    const started = process.hrtime.bigint(); // not `performance`: its first use loads perf_hooks
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.options.userAgent,
@@ -164,7 +169,7 @@ export class Transport {
       path: req.path.split('?')[0]!,
       status: res.statusCode,
       ...(requestIdHeader ? { requestId: requestIdHeader } : {}),
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
       attempt,
     });
     if (res.statusCode >= 300 && res.statusCode < 400) {
