@@ -12,6 +12,7 @@ import { Transport } from '../host-client/transport.js';
 import { ConfigValidator } from './schema/config-validation.js';
 
 export async function warmUpForCodeCache(): Promise<void> {
+  // A failed warm-up only leaves those functions out of the cache; it must not fail install.
   await Promise.all([requestOverLoopback(), validateSample()]).catch(() => undefined);
 }
 
