@@ -5,16 +5,19 @@
 // (`npm run build` does both). The blob is made by this Node (`--experimental-sea-config`)
 // and injected with postject into a copy of this same Node binary, which carries the fuse.
 //
-// useCodeCache: V8's code cache of the entry script goes into the blob, so each launch skips
-// compiling the 1.2 MB bundle (measured in `npm run bench`: see docs/performance.md). The
+// The code cache: the entry is a small loader (scripts/provider-sea-loader.cjs) that runs the
+// bundle, an asset, with the V8 code cache `install` trains for the wrapper (also an asset), so
+// each launch skips compiling the bundle, including what runs after the handshake. Node's own
+// `useCodeCache` held only the functions V8 compiles eagerly (see docs/performance.md). The
 // start-up snapshot (useSnapshot) is not used: on Node 20 `http2`, which serving needs, cannot
 // be loaded in the snapshot builder (docs/design.md).
 //
 // Platforms other than the one building keep the wrapper: a SEA must be made from a node
 // binary of the target platform, and none can be downloaded here.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isAscii } from 'node:buffer';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,7 +47,20 @@ mkdirSync(outDir, { recursive: true });
 const blob = path.join(work, 'provider.blob');
 const config = path.join(work, 'sea-config.json');
 const useCodeCache = !process.argv.includes('--no-code-cache');
-writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache }));
+// The entry is a small loader (scripts/provider-sea-loader.cjs); the bundle and its trained V8
+// code cache are assets. The cache is the one `install --wrapper` writes: trained by this Node,
+// which is the Node the executable embeds, so V8 accepts it there.
+if (!isAscii(readFileSync(main))) throw new Error(`${main} is not ASCII; the single-executable loader reads it as latin1`);
+const assets = { 'provider-main.cjs': main };
+if (useCodeCache) {
+  const trained = path.join(work, 'trained');
+  run(process.execPath, [path.join(root, 'dist/provider/provider.cjs'), 'install', '--wrapper', '--mirror', trained]);
+  const cache = readdirSync(trained, { recursive: true }).find((f) => path.basename(String(f)) === 'provider-main.cache');
+  if (cache === undefined) throw new Error('build-sea: the code-cache training wrote no cache');
+  assets['provider-main.cache'] = path.join(trained, String(cache));
+}
+const loader = path.join(root, 'scripts/provider-sea-loader.cjs');
+writeFileSync(config, JSON.stringify({ main: loader, output: blob, disableExperimentalSEAWarning: true, assets }));
 run(process.execPath, ['--experimental-sea-config', config]);
 
 const tmp = path.join(work, 'terraform-provider-takoform');
@@ -70,6 +86,10 @@ rmSync(work, { recursive: true, force: true });
 const version = execFileSync(target, ['version'], { env: { PATH: '/nonexistent' } })
   .toString()
   .trim();
+// The trained cache must be one V8 takes in the executable (else every launch compiles the bundle).
+const cacheCheck = spawnSync(target, ['version'], { env: { PATH: '/nonexistent', TAKOFORM_SEA_CACHE_CHECK: '1' }, encoding: 'utf8' });
+if (useCodeCache && !/code cache accepted/.test(cacheCheck.stderr))
+  throw new Error(`build-sea: the executable does not use its code cache: ${cacheCheck.stderr.trim()}`);
 console.error(`build-sea: wrote ${path.relative(root, target)} (provider ${version}, Node ${process.version}, code cache ${useCodeCache ? 'on' : 'off'})`);
 
 /** Runs a step quietly (postject warns about ELF note names it cannot map, harmlessly); its output is shown only when it fails. */

@@ -7,7 +7,6 @@ import type { Agent, Dispatcher } from 'undici';
 import { IJsonError, parseIJson } from '../common/ijson.js';
 import { ERROR_CODES, HostApiError, isHostErrorCode, ProtocolViolationError, RETRYABLE_CODES, TransportError } from './errors.js';
 import { Reader } from './decode.js';
-import { useBaselineWasmCompiler } from './wasm-baseline.js';
 
 export interface TransportOptions {
   readonly origin: URL;
@@ -78,13 +77,16 @@ interface Undici {
   readonly request: (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 }
 let undici: Promise<Undici> | undefined;
-const loadUndici = (): Promise<Undici> => {
-  useBaselineWasmCompiler(); // before undici's HTTP parser is compiled (wasm-baseline.ts)
-  return (undici ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(([agent, api]) => ({
+// wasm-baseline.ts: llhttp (undici's parser) is kept at V8's baseline WebAssembly code.
+const loadUndici = (): Promise<Undici> =>
+  (undici ??= Promise.all([
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/api/api-request.js'),
+    import('./wasm-baseline.js').then((m) => m.useBaselineWasmCompiler()),
+  ]).then(([agent, api]) => ({
     Agent: agent.default,
     request: (dispatcher, options) => api.default.call(dispatcher, options),
   })));
-};
 
 export class Transport {
   private agent: Promise<{ readonly agent: Agent; readonly request: Undici['request'] }> | undefined;
@@ -129,7 +131,7 @@ export class Transport {
 
   private async sendOnce(req: HttpRequest, attempt: number): Promise<HttpResponse> {
     await this.limiter?.take();
-    const started = performance.now();
+    const started = process.hrtime.bigint(); // not `performance`: its first use loads perf_hooks
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.options.userAgent,
@@ -167,7 +169,7 @@ export class Transport {
       path: req.path.split('?')[0]!,
       status: res.statusCode,
       ...(requestIdHeader ? { requestId: requestIdHeader } : {}),
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
       attempt,
     });
     if (res.statusCode >= 300 && res.statusCode < 400) {

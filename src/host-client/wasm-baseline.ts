@@ -1,22 +1,23 @@
-// undici parses HTTP/1.1 responses with llhttp compiled to WebAssembly, compiled by V8 at the
-// first connection of a process. By default V8 compiles it with Liftoff (its baseline wasm
-// compiler) and then tiers the hot parser function up with TurboFan on a background thread;
-// that function is one very large state machine, and its TurboFan compile is what makes a
-// provider launch that talks to the Host peak ~35 MB higher than it ever runs (measured with a
-// standalone undici client: VmHWM 90 MB against 55 MB with Liftoff only, and ~50–100 ms more
-// CPU, on Node 20). The responses we parse are a few kilobytes of headers and JSON, where the
-// faster TurboFan code saves nothing measurable, so Liftoff alone is the better trade.
+// Imported by transport.ts together with undici, on the first Host request, never at start-up
+// (node:v8 is not loaded by launches that never talk to a Host).
 //
-// The flag is set when undici is first loaded, not at process start: the V8 code cache of the
-// provider bundle is made at install, before any Host request (scripts/provider-loader.cjs), and
-// V8 rejects a cache made under other flags. Nothing else in the provider compiles WebAssembly.
+// undici parses HTTP/1.1 with llhttp compiled to WebAssembly, which V8 compiles at the first
+// connection of a process: at once with its baseline compiler (Liftoff), then again, on
+// background threads, with its optimizing one (TurboFan). That second compile of one very large
+// state machine costs ~100–150 ms of CPU in every launch that talks to a Host (the process waits
+// for it before it exits, and no JavaScript profile shows it) and raises the launch's peak RSS
+// by ~35 MB (a standalone undici client: VmHWM 90 MB against 55 MB with Liftoff only, Node 20).
+// The optimized parser would only pay off over megabytes of headers; ours are a few kilobytes of
+// headers and JSON. So the baseline code is kept: `--liftoff-only`, before llhttp is compiled.
 import { setFlagsFromString } from 'node:v8';
 
-let set = false;
-
-/** Makes V8 compile WebAssembly from now on with its baseline compiler only; once per process. */
+/**
+ * Makes V8 compile WebAssembly from now on with its baseline compiler only. Not while
+ * `install` trains the provider's V8 code cache (TAKOFORM_CODE_CACHE_TRAINING): a V8 flag
+ * changed at run time is part of the cache's flag hash, and every launch would then reject the
+ * cache.
+ */
 export function useBaselineWasmCompiler(): void {
-  if (set) return;
-  set = true;
+  if (process.env.TAKOFORM_CODE_CACHE_TRAINING === '1') return;
   setFlagsFromString('--liftoff-only');
 }

@@ -52,11 +52,12 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   let server: GrpcH2Server | undefined;
   let handshakeMs: number | undefined;
   let exiting = false;
+  // At the very end, so that the shutdown work (closing the Host connections) is counted too.
+  process.once('exit', () => recordProcessStats(handshakeMs));
   const exit = (code: number) => {
     if (exiting) return;
     exiting = true;
     socket.cleanup();
-    recordProcessStats(handshakeMs);
     void provider.close().finally(() => process.exit(code));
     setTimeout(() => process.exit(code), 500).unref();
   };
@@ -87,8 +88,10 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   const socketPath = socket.target.startsWith('unix://') ? socket.target.slice('unix://'.length) : undefined;
   const port = await server.listen(socketPath === undefined ? {} : { socketPath }, tls);
   const listen: ListenAddress = socketPath !== undefined ? { network: 'unix', address: socketPath } : { network: 'tcp', address: `127.0.0.1:${port}` };
+  // Training the code cache (install): compile what launches run after the handshake too.
+  if (process.env.TAKOFORM_CODE_CACHE_TRAINING === '1') await (await import('./code-cache-warm-up.js')).warmUpForCodeCache();
   writeHandshake(formatHandshakeLine(listen, certDer));
-  handshakeMs = Math.round(performance.now()); // ms since the process started
+  handshakeMs = Math.round(process.uptime() * 1000); // ms since the process started (not `performance`: its getter loads perf_hooks)
   logger.debug('plugin serving', { network: listen.network, address: listen.address, tls: !!certDer });
 
   process.on('SIGTERM', () => exit(0));
@@ -97,7 +100,8 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
 /**
  * For the benchmark (scripts/bench.mjs): when TAKOFORM_PROVIDER_STATS_FILE is set, each
  * provider process appends its CPU time, its own peak RSS and calls per RPC there as one JSON
- * line at exit, and `handshakeMs` (process start to handshake line); see process-stats.ts.
+ * line at exit (its 'exit' event, after the shutdown work), and `handshakeMs` (process start to
+ * handshake line); see process-stats.ts.
  */
 function recordProcessStats(handshakeMs: number | undefined): void {
   const file = process.env.TAKOFORM_PROVIDER_STATS_FILE;

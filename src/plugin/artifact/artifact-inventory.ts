@@ -41,7 +41,7 @@ export function pathProblem(bundlePath: string): string | undefined {
 export async function buildInventory(config: ArtifactConfig, cwd = process.cwd()): Promise<InventoryResult> {
   let files: SourceFile[];
   try {
-    files = sourceFiles(config, cwd);
+    files = await sourceFiles(config, cwd);
   } catch (e) {
     if (e instanceof SourceError)
       return { diagnostics: [refusal('Artifact source unreadable', e.message, 'Point source_dir at an existing directory.', [e.attribute], 'none')] };

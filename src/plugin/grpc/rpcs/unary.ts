@@ -9,15 +9,17 @@ import { toProtoDiagnostics } from '../convert.js';
 
 export type AnyResponse = { diagnostics?: ProtoDiagnostic[] };
 
+// Durations come from process.hrtime, not `performance`: the global's first use loads perf_hooks
+// (~1 ms), in every launch.
 export function unaryRpc(log: Logger) {
   return function unary<Req, Res extends AnyResponse>(rpc: string, fn: (req: Req) => Promise<Res> | Res): grpc.handleUnaryCall<Req, Res> {
     return (call, callback) => {
-      const started = performance.now();
+      const started = process.hrtime.bigint();
       Promise.resolve()
         .then(() => fn(call.request))
         .then(
           (res) => {
-            log.trace('rpc', { rpc, duration_ms: Math.round(performance.now() - started) });
+            log.trace('rpc', { rpc, duration_ms: Number((process.hrtime.bigint() - started) / 1_000_000n) });
             callback(null, res);
           },
           (e: unknown) => {
