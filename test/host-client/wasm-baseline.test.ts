@@ -41,4 +41,18 @@ describe("undici's WebAssembly HTTP parser is compiled by V8's baseline compiler
     expect(setFlagsFromString).toHaveBeenCalledTimes(1);
     await Promise.all([a.close(), b.close()]);
   });
+
+  it('leaves the flags alone while install trains the code cache (a run-time flag enters its flag hash)', async () => {
+    const { useBaselineWasmCompiler } = await import('../../src/host-client/wasm-baseline.js');
+    setFlagsFromString.mockClear();
+    vi.stubEnv('TAKOFORM_CODE_CACHE_TRAINING', '1');
+    try {
+      useBaselineWasmCompiler();
+      expect(setFlagsFromString).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    useBaselineWasmCompiler();
+    expect(setFlagsFromString).toHaveBeenCalledWith('--liftoff-only');
+  });
 });
