@@ -145,7 +145,8 @@ async function planOne(
   // The apply-time re-plan of a change this directory planned moments ago: the plan's own
   // prepare answer, bound to this exact spec, address and incarnation, stands in for a new one
   // (the Host still checks the binding when apply spends it).
-  const incarnation = prior ? { uid: readEnvelope(prior).uid, generation: readEnvelope(prior).generation } : undefined;
+  const envelope = prior ? readEnvelope(prior) : undefined;
+  const incarnation = envelope ? { uid: envelope.uid, generation: envelope.generation } : undefined;
   const key = prepareKey(host.preparedBindings.endpoint, { formRef, space, name, spec, prior: incarnation });
   let prepared: PreparedEntry | undefined = host.preparedBindings.find(key, handedOver.prepared);
   if (!prepared) {

@@ -333,15 +333,20 @@ describe.each([
     return access(host, { preparedBindings: bindings });
   };
   const config = () => configOf(kind, 'a', { lower: n(1), upper: n(2) });
-
-  it("reuses the plan's prepare answer: a create is one prepare and one apply", async () => {
-    const host = new FakeHost();
+  /** A plan process that exits normally, then the apply walk's process re-planning the same change. */
+  const planThenReplan = async (host: FakeHost) => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'replan-'));
     const planWalk = processIn(cwd, host);
     const first = await planChange(kind, planWalk, null, config(), config(), {});
     planWalk.preparedBindings.closeNormally();
     const applyWalk = processIn(cwd, host);
     const replan = await planChange(kind, applyWalk, null, config(), config(), {});
+    return { cwd, first, applyWalk, replan };
+  };
+
+  it("reuses the plan's prepare answer: a create is one prepare and one apply", async () => {
+    const host = new FakeHost();
+    const { cwd, first, applyWalk, replan } = await planThenReplan(host);
     expect(replan.planned).toEqual(first.planned);
     expect(replan.private.binding).toEqual(first.private.binding);
     const applied = await applyChange(kind, applyWalk, null, replan.planned, replan.private);
@@ -390,12 +395,7 @@ describe.each([
         '/review/prepareDigest',
       );
     const host = new FakeHost();
-    const cwd = mkdtempSync(path.join(tmpdir(), 'replan-'));
-    const planWalk = processIn(cwd, host);
-    const plan = await planChange(kind, planWalk, null, config(), config(), {});
-    planWalk.preparedBindings.closeNormally();
-    const applyWalk = processIn(cwd, host);
-    const replan = await planChange(kind, applyWalk, null, config(), config(), {});
+    const { first: plan, applyWalk, replan } = await planThenReplan(host);
     host.failNext.apply = [refusal()];
     const applied = await applyChange(kind, applyWalk, null, replan.planned, replan.private);
     expect(applied.diagnostics).toEqual([]);
