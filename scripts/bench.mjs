@@ -316,6 +316,8 @@ async function scale(kind, n) {
       providerLaunches: procs.length,
       providerCpuMsPerLaunch: procs.length ? (1000 * providerCpuSeconds) / procs.length : 0,
       providerHandshakeMs: procs.length ? median(procs.map((p) => p.handshakeMs ?? NaN)) : 0,
+      // What a launch costs before core can connect (ours only: the Go launcher records totals).
+      providerHandshakeCpuMs: procs.length ? median(procs.map((p) => (p.handshakeCpuUs ?? NaN) / 1000)) : 0,
       rpcs,
     };
   };
@@ -374,6 +376,7 @@ async function main() {
         providerLaunches: med('takoform', 'providerLaunches'),
         nullProviderLaunches: med('null', 'providerLaunches'),
         providerHandshakeMs: med('takoform', 'providerHandshakeMs'),
+        providerHandshakeCpuMs: med('takoform', 'providerHandshakeCpuMs'),
         rpcs: runs.takoform[0][s].rpcs,
       };
     }
@@ -405,6 +408,12 @@ function markdown(r) {
       t += `| ${n} | ${s} | ${x.reps} | ${f(x.oursSeconds)} | ${f(x.nullSeconds)} | ${f(x.floorSeconds)} | **${f(x.nullRatio)}** | ${f(x.ratio)} | ${f(x.hostRequestsPerResource)} | ${f(x.providerCpuSeconds)} / ${f(x.nullProviderCpuSeconds)} | ${f(x.providerCpuMsPerLaunch, 0)} / ${f(x.nullProviderCpuMsPerLaunch, 0)} | ${f(x.hostCpuSeconds)} | ${f(x.coreCpuSeconds)} / ${f(x.nullCoreCpuSeconds)} / ${f(x.floorCoreCpuSeconds)} | ${f(x.coreCpuSeconds / x.nullCoreCpuSeconds)} | ${f(x.coreAllocatedMb, 0)} / ${f(x.nullCoreAllocatedMb, 0)} / ${f(x.floorCoreAllocatedMb, 0)} | ${f(x.coreAllocatedMb / x.nullCoreAllocatedMb)} | ${f(x.providerPeakRssMb, 0)} / ${f(x.nullProviderPeakRssMb, 0)} | ${x.providerLaunches} / ${x.nullProviderLaunches} |\n`;
     }
   }
+  t +=
+    '\nOurs, CPU of a launch up to its handshake line (median of the launches of each command, then of the commands): ' +
+    Object.entries(r.scale)
+      .map(([n, steps]) => `N = ${n}: ${f(median(Object.values(steps).map((x) => x.providerHandshakeCpuMs)), 0)} ms`)
+      .join(', ') +
+    '\n';
   const sizes = Object.keys(r.scale).map(Number);
   if (sizes.length > 1) {
     // The target is stated for 100 → 1000; other size lists fall back to smallest → largest.

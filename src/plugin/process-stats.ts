@@ -20,7 +20,10 @@ export interface ProcessStatsLine {
   readonly maxRssKb: number;
   /** getrusage's ru_maxrss (kB): on Linux, also what the launching process held before exec. */
   readonly rusageMaxRssKb: number;
+  /** Milliseconds from process start to the handshake line. */
   readonly handshakeMs: number | undefined;
+  /** CPU (user + system, µs) spent by then: what a launch costs before core can connect. */
+  readonly handshakeCpuUs: number | undefined;
   readonly rpcs: Readonly<Record<string, number>>;
 }
 
@@ -38,8 +41,21 @@ function ownProcStatus(): string | null {
   }
 }
 
+/** When the handshake line was written: time since process start, and CPU spent. */
+export interface HandshakeMark {
+  readonly ms: number;
+  readonly cpuUs: number;
+}
+
+/** Taken right after the handshake line is written. */
+export function markHandshake(): HandshakeMark {
+  const cpu = process.cpuUsage();
+  // ms since the process started (not `performance`: its getter loads perf_hooks)
+  return { ms: Math.round(process.uptime() * 1000), cpuUs: cpu.user + cpu.system };
+}
+
 export function processStatsLine(
-  handshakeMs: number | undefined,
+  handshake: HandshakeMark | undefined,
   rpcs: Readonly<Record<string, number>>,
   usage: NodeJS.ResourceUsage = process.resourceUsage(),
   procStatus: string | null = ownProcStatus(),
@@ -50,7 +66,8 @@ export function processStatsLine(
     cpuSystemUs: usage.systemCPUTime,
     maxRssKb: vmHighWaterKb(procStatus) ?? usage.maxRSS,
     rusageMaxRssKb: usage.maxRSS,
-    handshakeMs,
+    handshakeMs: handshake?.ms,
+    handshakeCpuUs: handshake?.cpuUs,
     rpcs,
   };
 }

@@ -13,7 +13,7 @@ import { createServerCertificate } from './handshake/certificate.js';
 import { formatHandshakeLine, type ListenAddress } from './handshake/handshake-line.js';
 import { planListenSocket } from './handshake/socket-path.js';
 import type { Logger } from './logging.js';
-import { processStatsLine } from './process-stats.js';
+import { markHandshake, processStatsLine, type HandshakeMark } from './process-stats.js';
 import { TakoformProvider } from './provider/provider.js';
 
 export async function servePlugin(logger: Logger, writeHandshake: (line: string) => void): Promise<void> {
@@ -50,10 +50,10 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   }
   const socket = planListenSocket();
   let server: GrpcH2Server | undefined;
-  let handshakeMs: number | undefined;
+  let handshake: HandshakeMark | undefined;
   let exiting = false;
   // At the very end, so that the shutdown work (closing the Host connections) is counted too.
-  process.once('exit', () => recordProcessStats(handshakeMs));
+  process.once('exit', () => recordProcessStats(handshake));
   const exit = (code: number) => {
     if (exiting) return;
     exiting = true;
@@ -91,7 +91,7 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   // Training the code cache (install): compile what launches run after the handshake too.
   if (process.env.TAKOFORM_CODE_CACHE_TRAINING === '1') await (await import('./code-cache-warm-up.js')).warmUpForCodeCache();
   writeHandshake(formatHandshakeLine(listen, certDer));
-  handshakeMs = Math.round(process.uptime() * 1000); // ms since the process started (not `performance`: its getter loads perf_hooks)
+  handshake = markHandshake();
   logger.debug('plugin serving', { network: listen.network, address: listen.address, tls: !!certDer });
 
   process.on('SIGTERM', () => exit(0));
@@ -100,14 +100,14 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
 /**
  * For the benchmark (scripts/bench.mjs): when TAKOFORM_PROVIDER_STATS_FILE is set, each
  * provider process appends its CPU time, its own peak RSS and calls per RPC there as one JSON
- * line at exit (its 'exit' event, after the shutdown work), and `handshakeMs` (process start to
- * handshake line); see process-stats.ts.
+ * line at exit (its 'exit' event, after the shutdown work), and the time and CPU from process
+ * start to the handshake line; see process-stats.ts.
  */
-function recordProcessStats(handshakeMs: number | undefined): void {
+function recordProcessStats(handshake: HandshakeMark | undefined): void {
   const file = process.env.TAKOFORM_PROVIDER_STATS_FILE;
   if (!file) return;
   try {
-    appendFileSync(file, JSON.stringify(processStatsLine(handshakeMs, rpcCounts)) + '\n');
+    appendFileSync(file, JSON.stringify(processStatsLine(handshake, rpcCounts)) + '\n');
   } catch {
     // statistics are best effort; never fail a shutdown over them
   }

@@ -126,6 +126,17 @@ describe('the plugin process', () => {
       new Promise((resolve, reject) => anonymous.GetProviderSchema({}, { deadline: Date.now() + 3000 }, (err, res) => (err ? reject(err) : resolve(res)))),
     ).rejects.toThrow();
     anonymous.close();
+    // Nor with a certificate other than the one core passed (its own valid key and all).
+    const stranger = createServerCertificate();
+    const impostor = new proto.tfplugin6.Provider(
+      `unix://${address}`,
+      grpc.credentials.createSsl(Buffer.from(derToPem(cert!)), Buffer.from(stranger.keyPem), Buffer.from(stranger.certPem)),
+      options,
+    );
+    await expect(
+      new Promise((resolve, reject) => impostor.GetProviderSchema({}, { deadline: Date.now() + 3000 }, (err, res) => (err ? reject(err) : resolve(res)))),
+    ).rejects.toThrow();
+    impostor.close();
 
     const started = Date.now();
     const controller = new proto.plugin.GRPCController(`unix://${address}`, creds, options);

@@ -14,10 +14,10 @@ describe('the benchmark stats line of a provider process', () => {
 
   it("reports the process's own peak, not getrusage's, which includes core's before exec", () => {
     // getrusage says 240 MB (core's resident set when it launched us); VmHWM says 60 MB.
-    const line = processStatsLine(5, { ApplyResourceChange: 3 }, usage(245760), STATUS);
+    const line = processStatsLine({ ms: 5, cpuUs: 4000 }, { ApplyResourceChange: 3 }, usage(245760), STATUS);
     expect(line.maxRssKb).toBe(61440);
     expect(line.rusageMaxRssKb).toBe(245760);
-    expect(line).toMatchObject({ cpuUserUs: 10, cpuSystemUs: 2, handshakeMs: 5, rpcs: { ApplyResourceChange: 3 } });
+    expect(line).toMatchObject({ cpuUserUs: 10, cpuSystemUs: 2, handshakeMs: 5, handshakeCpuUs: 4000, rpcs: { ApplyResourceChange: 3 } });
   });
 
   it('falls back to getrusage where there is no procfs', () => {

@@ -11,7 +11,9 @@
 // test clients still are grpc-js clients.
 import { EventEmitter } from 'node:events';
 import http2 from 'node:http2';
+import type { TLSSocket } from 'node:tls';
 import type { ServiceDefinition } from '@grpc/grpc-js';
+import { pinClientCertificate } from './client-certificate-pin.js';
 
 export const GrpcStatus = { OK: 0, CANCELLED: 1, UNKNOWN: 2, INTERNAL: 13, UNIMPLEMENTED: 12, RESOURCE_EXHAUSTED: 8 } as const;
 
@@ -134,6 +136,8 @@ export interface TlsSettings {
 export class GrpcH2Server {
   private readonly routes = new Map<string, Route>();
   private readonly sessions = new Set<http2.ServerHttp2Session>();
+  /** Sessions whose client presented core's certificate (all sessions without TLS). */
+  private readonly trusted = new WeakSet<http2.ServerHttp2Session>();
   private server: http2.Http2Server | http2.Http2SecureServer | undefined;
 
   constructor(private readonly maxMessageBytes: number) {}
@@ -152,15 +156,31 @@ export class GrpcH2Server {
     // grpc-js's choices: no per-session memory cap (Node degrades badly when it is reached;
     // schema responses can be large) and no cap on header blocks.
     const common = { maxSessionMemory: Number.MAX_SAFE_INTEGER, maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER };
+    let isCoresCertificate: ((socket: TLSSocket) => boolean) | undefined;
+    try {
+      isCoresCertificate = tls && pinClientCertificate(tls.clientCertPem);
+    } catch (e) {
+      return Promise.reject(new Error(`PLUGIN_CLIENT_CERT is not a usable certificate: ${describe(e)}`));
+    }
+    // The client certificate is requested, and checked against core's when the session starts
+    // (client-certificate-pin.ts: `ca` would cost every launch a parse of Node's root store).
+    // `ca: []` keeps the context without any trust store: nothing verifies against it.
     const server = tls
-      ? http2.createSecureServer({ ...common, cert: tls.certPem, key: tls.keyPem, ca: tls.clientCertPem, requestCert: true, rejectUnauthorized: true })
+      ? http2.createSecureServer({ ...common, cert: tls.certPem, key: tls.keyPem, ca: [], requestCert: true, rejectUnauthorized: false })
       : http2.createServer(common);
     this.server = server;
     // A client that fails TLS or drops a connection must never crash the provider.
-    server.on('secureConnection', (socket: import('node:tls').TLSSocket) => socket.on('error', () => undefined));
+    server.on('secureConnection', (socket: TLSSocket) => socket.on('error', () => undefined));
     server.on('tlsClientError', () => undefined);
     server.on('sessionError', () => undefined);
     server.on('session', (session: http2.ServerHttp2Session) => {
+      // Emitted as the TLS handshake completes, before the session reads a frame: a client
+      // without core's certificate is cut off before any call can reach a handler.
+      if (isCoresCertificate && !isCoresCertificate(session.socket as TLSSocket)) {
+        session.destroy();
+        return;
+      }
+      this.trusted.add(session);
       this.sessions.add(session);
       session.on('error', () => undefined);
       session.on('close', () => this.sessions.delete(session));
@@ -188,6 +208,10 @@ export class GrpcH2Server {
 
   private onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
     stream.on('error', () => undefined);
+    if (!this.trusted.has(stream.session as http2.ServerHttp2Session)) {
+      stream.session?.destroy(); // unreachable: such sessions are destroyed as they start
+      return;
+    }
     const route = this.routes.get(String(headers[':path']));
     const contentType = headers['content-type'];
     if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc')) {

@@ -35,8 +35,7 @@
 // killed process, which the page cache does, not the loss of the machine, whose working
 // directory goes with it).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFile } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isAttemptId, sameFormRef, type FormRef } from '../../host-client/index.js';
 
@@ -85,7 +84,7 @@ export class CreateJournal {
   private readonly answered = new Set<string>();
   /** Files resumed by this process: never resumed twice. */
   private readonly claimed = new Set<string>();
-  private made: Promise<void> | undefined;
+  private made = false;
 
   /** `dir` undefined: a disabled journal (nothing recorded, nothing resumed). */
   private constructor(
@@ -123,10 +122,13 @@ export class CreateJournal {
     if (!this.dir) return entry;
     const dir = this.dir;
     const file = this.fileName(intent.formRef, intent.space, intent.name, intent.attempt);
-    this.made ??= mkdir(dir, { recursive: true }).then(() => undefined);
-    await this.made;
-    // The callback API: no FileHandle object per write (measurably cheaper than fs/promises).
-    await new Promise<void>((resolve, reject) => writeFile(path.join(dir, file), JSON.stringify(entry), (e) => (e ? reject(e) : resolve())));
+    if (!this.made) mkdirSync(dir, { recursive: true });
+    this.made = true;
+    // Synchronous on purpose: the entry must be written before the create is sent anyway, and
+    // three system calls on this thread cost a third of what the asynchronous writeFile costs
+    // (its open, write and close each go through the thread pool and back; 1000 entries: ~80
+    // against ~220 ms of CPU).
+    writeFileSync(path.join(dir, file), JSON.stringify(entry));
     this.ownFiles.add(file);
     this.filesOf(this.nameKey(intent.formRef, intent.space, intent.name)).add(file);
     return entry;
@@ -212,8 +214,14 @@ export class CreateJournal {
   }
 
   private remove(file: string): void {
-    rmSync(path.join(this.dir!, file), { force: true });
-    for (const files of this.listing().values()) files.delete(file);
+    try {
+      unlinkSync(path.join(this.dir!, file)); // not rmSync: its checks cost three times the unlink
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    this.listing()
+      .get(file.slice(0, file.indexOf('.')))
+      ?.delete(file); // the name key is the file name's first part
     this.answered.delete(file);
   }
 
