@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import http2 from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { pinClientCertificate } from './client-certificate-pin.js';
+import { pinClientCertificate, type ClientCertificateCheck } from './client-certificate-pin.js';
 
 export const GrpcStatus = { OK: 0, CANCELLED: 1, UNKNOWN: 2, INTERNAL: 13, UNIMPLEMENTED: 12, RESOURCE_EXHAUSTED: 8 } as const;
 
@@ -135,9 +135,8 @@ export interface TlsSettings {
 
 export class GrpcH2Server {
   private readonly routes = new Map<string, Route>();
+  /** Open sessions, each of a client that presented core's certificate (any client without TLS). */
   private readonly sessions = new Set<http2.ServerHttp2Session>();
-  /** Sessions whose client presented core's certificate (all sessions without TLS). */
-  private readonly trusted = new WeakSet<http2.ServerHttp2Session>();
   private server: http2.Http2Server | http2.Http2SecureServer | undefined;
 
   constructor(private readonly maxMessageBytes: number) {}
@@ -156,7 +155,7 @@ export class GrpcH2Server {
     // grpc-js's choices: no per-session memory cap (Node degrades badly when it is reached;
     // schema responses can be large) and no cap on header blocks.
     const common = { maxSessionMemory: Number.MAX_SAFE_INTEGER, maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER };
-    let isCoresCertificate: ((socket: TLSSocket) => boolean) | undefined;
+    let isCoresCertificate: ClientCertificateCheck | undefined;
     try {
       isCoresCertificate = tls && pinClientCertificate(tls.clientCertPem);
     } catch (e) {
@@ -180,7 +179,6 @@ export class GrpcH2Server {
         session.destroy();
         return;
       }
-      this.trusted.add(session);
       this.sessions.add(session);
       session.on('error', () => undefined);
       session.on('close', () => this.sessions.delete(session));
@@ -208,7 +206,7 @@ export class GrpcH2Server {
 
   private onStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
     stream.on('error', () => undefined);
-    if (!this.trusted.has(stream.session as http2.ServerHttp2Session)) {
+    if (!this.sessions.has(stream.session as http2.ServerHttp2Session)) {
       stream.session?.destroy(); // unreachable: such sessions are destroyed as they start
       return;
     }
