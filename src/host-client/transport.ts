@@ -1,9 +1,18 @@
-// One HTTP exchange with the Host over undici: bounded connections, timeouts, a response
-// size cap, redirects never followed (a redirect would carry the bearer token elsewhere),
-// strict I-JSON decoding, and the v1 error envelope turned into HostApiError. Retries of
-// retryable envelopes live here too, but only for requests that are safe to repeat.
+// One HTTP exchange with the Host over Node's own HTTP/1.1 client: bounded connections,
+// timeouts, a response size cap, redirects never followed (a redirect would carry the bearer
+// token elsewhere), strict I-JSON decoding, and the v1 error envelope turned into HostApiError.
+// Retries of retryable envelopes live here too, but only for requests that are safe to repeat.
+//
+// Why node:http and not undici (docs/design.md, "Process model"): a provider process lives for
+// one command walk and sends one to a few hundred requests, so what counts is the cost of a
+// cold process. Node's client is compiled into the executable and parses with the native
+// llhttp; undici is JavaScript to load and compile in every launch that talks to a Host, and
+// parses with llhttp compiled to WebAssembly, which V8 compiles again at run time. Measured in
+// the provider (N = 100, alternated launches): 20–45 ms less CPU per launch that talks to the Host.
+import * as plainHttp from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, IncomingHttpHeaders, RequestOptions } from 'node:http';
+import * as https from 'node:https';
 import type { Readable } from 'node:stream';
-import type { Agent, Dispatcher } from 'undici';
 import { IJsonError, parseIJson } from '../common/ijson.js';
 import { ERROR_CODES, HostApiError, isHostErrorCode, ProtocolViolationError, RETRYABLE_CODES, TransportError } from './errors.js';
 import { Reader } from './decode.js';
@@ -64,55 +73,42 @@ export interface HttpResponse {
   readonly body: unknown;
 }
 
-/**
- * undici is loaded on the first request, not with the module, and only the parts the client
- * uses: the Agent (pools, clients, the HTTP/1.1 parser) and the promise form of `request`.
- * Its index also evaluates fetch, WebSocket, cookies, caches, mocks and proxies: about two
- * thirds of its start-up CPU (measured ~45 vs ~125 ms, unbundled), in every provider launch
- * that talks to the Host. Most of the 3-5 launches per command never do (schema and
- * validation launches) and load none of it.
- */
-interface Undici {
-  readonly Agent: typeof import('undici').Agent;
-  readonly request: (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+/** Node's connection pool for the Host's origin, and the request function that uses it. */
+interface Pool {
+  readonly agent: Agent;
+  readonly request: (options: RequestOptions) => ClientRequest;
 }
-let undici: Promise<Undici> | undefined;
-// wasm-baseline.ts: llhttp (undici's parser) is kept at V8's baseline WebAssembly code.
-const loadUndici = (): Promise<Undici> =>
-  (undici ??= Promise.all([
-    import('undici/lib/dispatcher/agent.js'),
-    import('undici/lib/api/api-request.js'),
-    import('./wasm-baseline.js').then((m) => m.useBaselineWasmCompiler()),
-  ]).then(([agent, api]) => ({
-    Agent: agent.default,
-    request: (dispatcher, options) => api.default.call(dispatcher, options),
-  })));
 
 export class Transport {
-  private agent: Promise<{ readonly agent: Agent; readonly request: Undici['request'] }> | undefined;
+  private pool: Pool | undefined;
   private readonly limiter: RateLimiter | undefined;
   constructor(private readonly options: TransportOptions) {
     this.limiter = options.requestsPerSecond ? new RateLimiter(options.requestsPerSecond) : undefined;
   }
 
-  private dispatcher(): Promise<{ readonly agent: Agent; readonly request: Undici['request'] }> {
+  /** The connection pool, made at the first request. */
+  private connections(): Pool {
     const options = this.options;
-    this.agent ??= loadUndici().then(({ Agent, request }) => ({
-      agent: new Agent({
-        connections: options.connections,
-        headersTimeout: options.headersTimeoutMs,
-        bodyTimeout: options.bodyTimeoutMs,
-        keepAliveTimeout: 10_000,
+    const http = options.origin.protocol === 'https:' ? https : plainHttp;
+    this.pool ??= {
+      agent: new http.Agent({
+        keepAlive: true,
+        maxSockets: options.connections,
+        maxFreeSockets: options.connections,
+        // An idle pooled connection is closed after 10 s (sooner if the Host's Keep-Alive
+        // header says so). Requests in flight have their own timers (exchange()).
+        timeout: 10_000,
+        scheduling: 'lifo',
         // TLS is always verified; a custom CA adds trust, it never turns verification off.
-        ...(options.ca ? { connect: { ca: options.ca } } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
       }),
-      request,
-    }));
-    return this.agent;
+      request: http.request,
+    };
+    return this.pool;
   }
 
   async close(): Promise<void> {
-    if (this.agent) await (await this.agent).agent.close();
+    this.pool?.agent.destroy();
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -142,22 +138,12 @@ export class Transport {
     if (req.rawBody !== undefined) headers['content-type'] = 'application/octet-stream';
     const inMemory = req.rawBody instanceof Uint8Array ? req.rawBody : undefined;
     const streamed = req.rawBody !== undefined && !(req.rawBody instanceof Uint8Array) ? req.rawBody : undefined;
+    const body = inMemory ?? (req.body === undefined ? undefined : Buffer.from(req.body, 'utf8'));
     if (streamed) headers['content-length'] = String(streamed.size);
-    const { agent, request } = await this.dispatcher();
-    let res: Dispatcher.ResponseData;
+    else if (body !== undefined) headers['content-length'] = String(body.length);
+    let res: Exchanged;
     try {
-      res = await request(agent, {
-        ...requestTarget(this.options.origin, req.path),
-        method: req.method,
-        headers,
-        body: streamed ? streamed.open() : (inMemory ?? req.body ?? null),
-      });
-    } catch (e) {
-      throw new TransportError(req.route, describeCause(e));
-    }
-    let raw: Buffer;
-    try {
-      raw = await readCapped(res.body, this.options.maxResponseBytes, req.route);
+      res = await exchange(this.connections(), this.options, req, headers, streamed ? streamed.open() : body);
     } catch (e) {
       if (e instanceof ProtocolViolationError) throw e;
       throw new TransportError(req.route, describeCause(e));
@@ -167,25 +153,124 @@ export class Transport {
       route: req.route,
       method: req.method,
       path: req.path.split('?')[0]!,
-      status: res.statusCode,
+      status: res.status,
       ...(requestIdHeader ? { requestId: requestIdHeader } : {}),
       durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
       attempt,
     });
-    if (res.statusCode >= 300 && res.statusCode < 400) {
-      throw new ProtocolViolationError(req.route, `redirect (HTTP ${res.statusCode}) refused: a Host must not redirect, and the token is never sent elsewhere`);
+    if (res.status >= 300 && res.status < 400) {
+      throw new ProtocolViolationError(req.route, `redirect (HTTP ${res.status}) refused: a Host must not redirect, and the token is never sent elsewhere`);
     }
-    let body: unknown;
-    if (raw.length > 0) {
+    let parsed: unknown;
+    if (res.body.length > 0) {
       try {
-        body = parseIJson(raw);
+        parsed = parseIJson(res.body);
       } catch (e) {
         throw new ProtocolViolationError(req.route, `body is not I-JSON (${e instanceof IJsonError ? e.message : String(e)})`);
       }
     }
-    if (res.statusCode >= 400) throw errorFromEnvelope(req.route, res.statusCode, body, res.headers);
-    return { status: res.statusCode, headers: res.headers, body };
+    if (res.status >= 400) throw errorFromEnvelope(req.route, res.status, parsed, res.headers);
+    return { status: res.status, headers: res.headers, body: parsed };
   }
+}
+
+interface Exchanged {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** A timeout or a cap hit while the exchange runs (described in the TransportError). */
+class ExchangeAbort extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Sends one request and reads the whole answer, within the timeouts: the response headers must
+ * arrive within `headersTimeoutMs` of the request, and the body may pause at most
+ * `bodyTimeoutMs` between two chunks. A body over `maxResponseBytes` is cut off.
+ */
+function exchange(
+  pool: Pool,
+  options: TransportOptions,
+  req: HttpRequest,
+  headers: Record<string, string>,
+  body: Buffer | Uint8Array | Readable | undefined,
+): Promise<Exchanged> {
+  const origin = options.origin;
+  const target = requestTarget(origin, req.path);
+  return new Promise<Exchanged>((resolve, reject) => {
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (ms: number, message: string, code: string) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(new ExchangeAbort(message, code)), ms);
+    };
+    let request: ClientRequest;
+    let response: IncomingMessage | undefined;
+    const fail = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(e);
+      // The connection is not reused after a failure: destroying drops it from the pool.
+      response?.destroy();
+      request?.destroy();
+      if (body !== undefined && !(body instanceof Uint8Array)) body.destroy(); // a file being sent
+    };
+    try {
+      request = pool.request({
+        protocol: origin.protocol,
+        // URL keeps an IPv6 literal in brackets; the socket needs the bare address.
+        hostname: origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname,
+        port: origin.port || undefined,
+        path: target,
+        method: req.method,
+        headers,
+        agent: pool.agent,
+      });
+    } catch (e) {
+      reject(e); // an invalid path or header value: nothing was sent
+      return;
+    }
+    arm(options.headersTimeoutMs, `no response headers within ${options.headersTimeoutMs} ms`, 'HEADERS_TIMEOUT');
+    request.on('error', fail);
+    request.on('response', (res) => {
+      response = res;
+      arm(options.bodyTimeoutMs, `the response body paused for more than ${options.bodyTimeoutMs} ms`, 'BODY_TIMEOUT');
+      const chunks: Buffer[] = [];
+      let total = 0;
+      res.on('data', (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > options.maxResponseBytes) {
+          fail(new ProtocolViolationError(req.route, `response body exceeds ${options.maxResponseBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+        arm(options.bodyTimeoutMs, `the response body paused for more than ${options.bodyTimeoutMs} ms`, 'BODY_TIMEOUT');
+      });
+      res.on('error', fail);
+      res.on('close', () => {
+        if (!res.complete) fail(new ExchangeAbort('the connection closed before the response body ended', 'ECONNRESET'));
+      });
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+      });
+    });
+    if (body === undefined || body instanceof Uint8Array) request.end(body);
+    else {
+      body.on('error', fail);
+      body.pipe(request);
+    }
+  });
 }
 
 function errorFromEnvelope(route: string, status: number, body: unknown, headers: Record<string, string | string[] | undefined>): HostApiError {
@@ -214,30 +299,15 @@ function errorFromEnvelope(route: string, status: number, body: unknown, headers
   );
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], limit: number, route: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    total += buf.length;
-    if (total > limit) {
-      body.destroy();
-      throw new ProtocolViolationError(route, `response body exceeds ${limit} bytes`);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
-}
-
 /**
- * Origin and path of a request. Our paths are already encoded segment by segment, so they are
- * sent as they are, without a URL parse per request; only a path with dot segments goes through
- * URL resolution, exactly as `new URL(path, origin)` would send it.
+ * The request target. Our paths are already encoded segment by segment, so they are sent as
+ * they are, without a URL parse per request; only a path with dot segments goes through URL
+ * resolution, exactly as `new URL(path, origin)` would send it.
  */
-function requestTarget(origin: URL, path: string): { origin: string; path: string } {
-  if (!path.includes('/.')) return { origin: origin.origin, path };
+function requestTarget(origin: URL, path: string): string {
+  if (!path.includes('/.')) return path;
   const url = new URL(path, origin);
-  return { origin: url.origin, path: `${url.pathname}${url.search}` };
+  return `${url.pathname}${url.search}`;
 }
 
 export function firstHeader(value: string | string[] | undefined): string | undefined {

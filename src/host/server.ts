@@ -137,7 +137,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     listener(req, res);
   };
   const server: Server = options.tls === undefined ? createServer(onRequest) : createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest);
-  // Node closes idle keep-alive sockets after 5 s; clients (undici, fetch) that reuse a
+  // Node closes idle keep-alive sockets after 5 s; clients (node:http, undici, fetch) that reuse a
   // pooled socket at that moment see "other side closed". Idle longer than clients do.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
