@@ -33,8 +33,60 @@ export function decodeUtf8Strict(bytes: Uint8Array): string {
  */
 export function parseIJson(input: string | Uint8Array, maxDepth = MAX_JSON_DEPTH, maxValues = Number.POSITIVE_INFINITY): unknown {
   const text = typeof input === 'string' ? input : decodeUtf8Strict(input);
+  const parsed = parseIfPlain(text, maxDepth, maxValues);
+  if (parsed !== NOT_PLAIN) return parsed;
+  // Something to refuse, or to look at closely: the scan says what and where.
   new Validator(text, maxDepth, maxValues).document();
   return JSON.parse(text) as unknown;
+}
+
+// ---------- the fast path ----------
+//
+// Most documents are plain: JSON.parse (native) reads them, and what it would let through —
+// a duplicate member, a lone surrogate, a number beyond binary64, negative zero, too deep or
+// too many values — is checked on its result and with two native regular expressions over
+// the text. Anything unusual goes to the scan below, which refuses it with the offset (or
+// accepts it, as for a surrogate pair). Both paths accept exactly the same documents.
+
+const NOT_PLAIN = Symbol('not plain');
+/** A string token, or a colon outside strings (one per object member in valid JSON). */
+const STRING_OR_COLON = /"(?:[^"\\]|\\.)*"|:/g;
+/** Any surrogate, escaped or raw: pairs are fine, but the scan decides. */
+const SURROGATE = /\\u[dD][89a-fA-F]|[\uD800-\uDFFF]/;
+
+function parseIfPlain(text: string, maxDepth: number, maxValues: number): unknown {
+  if (SURROGATE.test(text)) return NOT_PLAIN;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return NOT_PLAIN;
+  }
+  const count = { members: 0, values: 0 };
+  if (!plainValue(value, 0, maxDepth, maxValues, count)) return NOT_PLAIN;
+  // Fewer members parsed than written: two had one name (JSON.parse keeps the last).
+  let colons = 0;
+  STRING_OR_COLON.lastIndex = 0;
+  for (let m = STRING_OR_COLON.exec(text); m; m = STRING_OR_COLON.exec(text)) if (m[0] === ':') colons++;
+  return colons === count.members ? value : NOT_PLAIN;
+}
+
+/** Checks one parsed value and counts its members and values; false: look closely. */
+function plainValue(v: unknown, depth: number, maxDepth: number, maxValues: number, count: { members: number; values: number }): boolean {
+  if (++count.values > maxValues) return false;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (typeof v !== 'object' || v === null) return true;
+  if (depth + 1 > maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (const item of v) if (!plainValue(item, depth + 1, maxDepth, maxValues, count)) return false;
+    return true;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    count.members++;
+    if (!plainValue(o[k], depth + 1, maxDepth, maxValues, count)) return false;
+  }
+  return true;
 }
 
 /** Thrown (as an IJsonError) when a document holds more values than allowed. */
