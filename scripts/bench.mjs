@@ -318,6 +318,8 @@ async function scale(kind, n) {
       providerHandshakeMs: procs.length ? median(procs.map((p) => p.handshakeMs ?? NaN)) : 0,
       // What a launch costs before core can connect (ours only: the Go launcher records totals).
       providerHandshakeCpuMs: procs.length ? median(procs.map((p) => (p.handshakeCpuUs ?? NaN) / 1000)) : 0,
+      // Wall time from a launch to its first RPC: what core waits for before every walk.
+      providerFirstRpcMs: procs.length ? median(procs.map((p) => p.firstRpcMs ?? NaN)) : 0,
       rpcs,
     };
   };
@@ -377,6 +379,7 @@ async function main() {
         nullProviderLaunches: med('null', 'providerLaunches'),
         providerHandshakeMs: med('takoform', 'providerHandshakeMs'),
         providerHandshakeCpuMs: med('takoform', 'providerHandshakeCpuMs'),
+        providerFirstRpcMs: med('takoform', 'providerFirstRpcMs'),
         rpcs: runs.takoform[0][s].rpcs,
       };
     }
@@ -412,6 +415,10 @@ function markdown(r) {
     '\nOurs, CPU of a launch up to its handshake line (median of the launches of each command, then of the commands): ' +
     Object.entries(r.scale)
       .map(([n, steps]) => `N = ${n}: ${f(median(Object.values(steps).map((x) => x.providerHandshakeCpuMs)), 0)} ms`)
+      .join(', ') +
+    '\nOurs, time from a launch to its first RPC (same medians): ' +
+    Object.entries(r.scale)
+      .map(([n, steps]) => `N = ${n}: ${f(median(Object.values(steps).map((x) => x.providerFirstRpcMs)), 0)} ms`)
       .join(', ') +
     '\n';
   const sizes = Object.keys(r.scale).map(Number);

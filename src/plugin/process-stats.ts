@@ -24,6 +24,9 @@ export interface ProcessStatsLine {
   readonly handshakeMs: number | undefined;
   /** CPU (user + system, µs) spent by then: what a launch costs before core can connect. */
   readonly handshakeCpuUs: number | undefined;
+  /** Milliseconds from process start to the first RPC, and to the 'exit' event. */
+  readonly firstRpcMs: number | undefined;
+  readonly exitMs: number;
   readonly rpcs: Readonly<Record<string, number>>;
 }
 
@@ -57,6 +60,7 @@ export function markHandshake(): HandshakeMark {
 export function processStatsLine(
   handshake: HandshakeMark | undefined,
   rpcs: Readonly<Record<string, number>>,
+  firstRpcMs?: number,
   usage: NodeJS.ResourceUsage = process.resourceUsage(),
   procStatus: string | null = ownProcStatus(),
 ): ProcessStatsLine {
@@ -68,6 +72,8 @@ export function processStatsLine(
     rusageMaxRssKb: usage.maxRSS,
     handshakeMs: handshake?.ms,
     handshakeCpuUs: handshake?.cpuUs,
+    firstRpcMs,
+    exitMs: Math.round(process.uptime() * 1000),
     rpcs,
   };
 }

@@ -8,7 +8,7 @@ import { catalogDiagnostics, lockCommandFor, resourceTypesInConfiguration } from
 import { errorDiag } from './diag/diagnostics.js';
 import { createProviderHandlers } from './grpc/provider-service.js';
 import type { GrpcH2Server, TlsSettings } from './grpc/h2-server.js';
-import { createPluginServer, rpcCounts } from './grpc/plugin-services.js';
+import { createPluginServer, firstRpcMs, rpcCounts } from './grpc/plugin-services.js';
 import { createServerCertificate } from './handshake/certificate.js';
 import { formatHandshakeLine, type ListenAddress } from './handshake/handshake-line.js';
 import { planListenSocket } from './handshake/socket-path.js';
@@ -107,7 +107,7 @@ function recordProcessStats(handshake: HandshakeMark | undefined): void {
   const file = process.env.TAKOFORM_PROVIDER_STATS_FILE;
   if (!file) return;
   try {
-    appendFileSync(file, JSON.stringify(processStatsLine(handshake, rpcCounts)) + '\n');
+    appendFileSync(file, JSON.stringify(processStatsLine(handshake, rpcCounts, firstRpcMs)) + '\n');
   } catch {
     // statistics are best effort; never fail a shutdown over them
   }

@@ -14,14 +14,15 @@ describe('the benchmark stats line of a provider process', () => {
 
   it("reports the process's own peak, not getrusage's, which includes core's before exec", () => {
     // getrusage says 240 MB (core's resident set when it launched us); VmHWM says 60 MB.
-    const line = processStatsLine({ ms: 5, cpuUs: 4000 }, { ApplyResourceChange: 3 }, usage(245760), STATUS);
+    const line = processStatsLine({ ms: 5, cpuUs: 4000 }, { ApplyResourceChange: 3 }, 7, usage(245760), STATUS);
     expect(line.maxRssKb).toBe(61440);
     expect(line.rusageMaxRssKb).toBe(245760);
-    expect(line).toMatchObject({ cpuUserUs: 10, cpuSystemUs: 2, handshakeMs: 5, handshakeCpuUs: 4000, rpcs: { ApplyResourceChange: 3 } });
+    expect(line).toMatchObject({ cpuUserUs: 10, cpuSystemUs: 2, handshakeMs: 5, handshakeCpuUs: 4000, firstRpcMs: 7, rpcs: { ApplyResourceChange: 3 } });
+    expect(line.exitMs).toBeGreaterThan(0);
   });
 
   it('falls back to getrusage where there is no procfs', () => {
-    expect(processStatsLine(undefined, {}, usage(50000), null).maxRssKb).toBe(50000);
+    expect(processStatsLine(undefined, {}, undefined, usage(50000), null).maxRssKb).toBe(50000);
   });
 
   // The mechanism itself, on a real process: a parent holding more memory than its child
@@ -39,7 +40,7 @@ describe('the benchmark stats line of a provider process', () => {
       ),
     ) as { maxRSS: number; status: string };
     expect(held[held.length - 1]).toBe(1);
-    const line = processStatsLine(undefined, {}, usage(child.maxRSS), child.status);
+    const line = processStatsLine(undefined, {}, undefined, usage(child.maxRSS), child.status);
     expect(line.rusageMaxRssKb).toBeGreaterThan(192 * 1024);
     expect(line.maxRssKb).toBe(vmHighWaterKb(child.status));
     expect(line.maxRssKb).toBeLessThan(line.rusageMaxRssKb - 64 * 1024);

@@ -16,6 +16,8 @@ export interface PluginServerHooks {
 
 /** Calls per provider RPC in this process (for the benchmark's statistics, see serve.ts). */
 export const rpcCounts: Record<string, number> = {};
+/** Milliseconds from process start to the first RPC (for the benchmark's per-launch timeline). */
+export let firstRpcMs: number | undefined;
 
 /** Counts each call, then runs the handler (a counter increment: free next to a gRPC call). */
 function counted(handlers: ProviderHandlers): object {
@@ -23,6 +25,7 @@ function counted(handlers: ProviderHandlers): object {
   for (const [name, handler] of Object.entries(handlers)) {
     out[name] = (...args: unknown[]) => {
       rpcCounts[name] = (rpcCounts[name] ?? 0) + 1;
+      firstRpcMs ??= Math.round(process.uptime() * 1000);
       return (handler as (...a: unknown[]) => unknown)(...args);
     };
   }
