@@ -138,51 +138,44 @@ class Writer {
     this.buf.write(s, this.pos, len, 'utf8');
     this.pos += len;
   }
-  private strHeader(len: number): void {
+  /**
+   * A head that carries a length: in the head byte itself below `fixLimit` (0: no such form),
+   * else after `code8` (0: no 8-bit form), `code16` or `code32`, in the smallest that holds it.
+   */
+  private lengthHead(n: number, fix: number, fixLimit: number, code8: number, code16: number, code32: number): void {
     this.room(5);
     const b = this.buf;
-    if (len < 32) b[this.pos++] = 0xa0 | len;
-    else if (len < 0x100) ((b[this.pos] = 0xd9), (b[this.pos + 1] = len), (this.pos += 2));
-    else if (len < 0x10000) ((b[this.pos] = 0xda), b.writeUInt16BE(len, this.pos + 1), (this.pos += 3));
-    else ((b[this.pos] = 0xdb), b.writeUInt32BE(len, this.pos + 1), (this.pos += 5));
+    if (n < fixLimit) b[this.pos++] = fix | n;
+    else if (code8 !== 0 && n < 0x100) ((b[this.pos] = code8), (b[this.pos + 1] = n), (this.pos += 2));
+    else if (n < 0x10000) ((b[this.pos] = code16), b.writeUInt16BE(n, this.pos + 1), (this.pos += 3));
+    else ((b[this.pos] = code32), b.writeUInt32BE(n, this.pos + 1), (this.pos += 5));
+  }
+  private strHeader(len: number): void {
+    this.lengthHead(len, 0xa0, 32, 0xd9, 0xda, 0xdb);
+  }
+  private raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
   bin(bytes: Uint8Array): void {
-    const len = bytes.length;
-    this.room(5 + len);
-    const b = this.buf;
-    if (len < 0x100) ((b[this.pos] = 0xc4), (b[this.pos + 1] = len), (this.pos += 2));
-    else if (len < 0x10000) ((b[this.pos] = 0xc5), b.writeUInt16BE(len, this.pos + 1), (this.pos += 3));
-    else ((b[this.pos] = 0xc6), b.writeUInt32BE(len, this.pos + 1), (this.pos += 5));
-    b.set(bytes, this.pos);
-    this.pos += len;
+    this.lengthHead(bytes.length, 0, 0, 0xc4, 0xc5, 0xc6);
+    this.raw(bytes);
   }
   arrayHeader(n: number): void {
-    this.room(5);
-    const b = this.buf;
-    if (n < 16) b[this.pos++] = 0x90 | n;
-    else if (n < 0x10000) ((b[this.pos] = 0xdc), b.writeUInt16BE(n, this.pos + 1), (this.pos += 3));
-    else ((b[this.pos] = 0xdd), b.writeUInt32BE(n, this.pos + 1), (this.pos += 5));
+    this.lengthHead(n, 0x90, 16, 0, 0xdc, 0xdd);
   }
   mapHeader(n: number): void {
-    this.room(5);
-    const b = this.buf;
-    if (n < 16) b[this.pos++] = 0x80 | n;
-    else if (n < 0x10000) ((b[this.pos] = 0xde), b.writeUInt16BE(n, this.pos + 1), (this.pos += 3));
-    else ((b[this.pos] = 0xdf), b.writeUInt32BE(n, this.pos + 1), (this.pos += 5));
+    this.lengthHead(n, 0x80, 16, 0, 0xde, 0xdf);
   }
   ext(type: number, data: Uint8Array): void {
     const len = data.length;
-    this.room(6 + len);
-    const b = this.buf;
     const fix = len === 1 ? 0xd4 : len === 2 ? 0xd5 : len === 4 ? 0xd6 : len === 8 ? 0xd7 : len === 16 ? 0xd8 : 0;
-    if (fix) ((b[this.pos] = fix), (this.pos += 1));
-    else if (len < 0x100) ((b[this.pos] = 0xc7), (b[this.pos + 1] = len), (this.pos += 2));
-    else if (len < 0x10000) ((b[this.pos] = 0xc8), b.writeUInt16BE(len, this.pos + 1), (this.pos += 3));
-    else ((b[this.pos] = 0xc9), b.writeUInt32BE(len, this.pos + 1), (this.pos += 5));
-    b.writeInt8(type, this.pos);
-    this.pos += 1;
-    b.set(data, this.pos);
-    this.pos += len;
+    if (fix) this.u8(fix);
+    else this.lengthHead(len, 0, 0, 0xc7, 0xc8, 0xc9);
+    this.room(1);
+    this.buf.writeInt8(type, this.pos++);
+    this.raw(data);
   }
   take(): Uint8Array {
     return Uint8Array.prototype.slice.call(this.buf, 0, this.pos);
@@ -374,27 +367,25 @@ class Reader {
   need(n: number): void {
     if (this.pos + n > this.b.length) throw new MsgpackFormatError('insufficient data');
   }
+  /** Steps over `n` bytes that must be there; returns where they start. */
+  advance(n: number): number {
+    this.need(n);
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
   byte(): number {
-    this.need(1);
-    return this.b[this.pos++]!;
+    return this.b[this.advance(1)]!;
   }
   u16(): number {
-    this.need(2);
-    const x = this.v.getUint16(this.pos);
-    this.pos += 2;
-    return x;
+    return this.v.getUint16(this.advance(2));
   }
   u32(): number {
-    this.need(4);
-    const x = this.v.getUint32(this.pos);
-    this.pos += 4;
-    return x;
+    return this.v.getUint32(this.advance(4));
   }
   text(len: number): string {
-    this.need(len);
     const b = this.b;
-    const start = this.pos;
-    this.pos += len;
+    const start = this.advance(len);
     // Short ASCII text (names, ids, most values) is built directly; anything else goes through
     // a strict decoder: invalid UTF-8 is refused, never replaced.
     if (len < 64) {
@@ -409,10 +400,8 @@ class Reader {
     return decodeUtf8(b.subarray(start, start + len));
   }
   bytes(len: number): Uint8Array {
-    this.need(len);
-    const out = this.b.slice(this.pos, this.pos + len);
-    this.pos += len;
-    return out;
+    const start = this.advance(len);
+    return this.b.slice(start, start + len);
   }
 }
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -451,19 +440,13 @@ function head(r: Reader): void {
     case 0xc8:
     case 0xc9: {
       const len = c === 0xc7 ? r.byte() : c === 0xc8 ? r.u16() : r.u32();
-      r.need(1);
-      const type = v.getInt8(r.pos);
-      r.pos += 1;
+      const type = v.getInt8(r.advance(1));
       return r.setExt(type, r.bytes(len));
     }
     case 0xca:
-      r.need(4);
-      r.pos += 4;
-      return r.setNum(v.getFloat32(r.pos - 4));
+      return r.setNum(v.getFloat32(r.advance(4)));
     case 0xcb:
-      r.need(8);
-      r.pos += 8;
-      return r.setNum(v.getFloat64(r.pos - 8));
+      return r.setNum(v.getFloat64(r.advance(8)));
     case 0xcc:
       return r.setNum(r.byte());
     case 0xcd:
@@ -471,34 +454,22 @@ function head(r: Reader): void {
     case 0xce:
       return r.setNum(r.u32());
     case 0xcf:
-      r.need(8);
-      r.pos += 8;
-      return r.setNum(v.getBigUint64(r.pos - 8));
+      return r.setNum(v.getBigUint64(r.advance(8)));
     case 0xd0:
-      r.need(1);
-      r.pos += 1;
-      return r.setNum(v.getInt8(r.pos - 1));
+      return r.setNum(v.getInt8(r.advance(1)));
     case 0xd1:
-      r.need(2);
-      r.pos += 2;
-      return r.setNum(v.getInt16(r.pos - 2));
+      return r.setNum(v.getInt16(r.advance(2)));
     case 0xd2:
-      r.need(4);
-      r.pos += 4;
-      return r.setNum(v.getInt32(r.pos - 4));
+      return r.setNum(v.getInt32(r.advance(4)));
     case 0xd3:
-      r.need(8);
-      r.pos += 8;
-      return r.setNum(v.getBigInt64(r.pos - 8));
+      return r.setNum(v.getBigInt64(r.advance(8)));
     case 0xd4:
     case 0xd5:
     case 0xd6:
     case 0xd7:
     case 0xd8: {
       const len = 1 << (c - 0xd4);
-      r.need(1);
-      const type = v.getInt8(r.pos);
-      r.pos += 1;
+      const type = v.getInt8(r.advance(1));
       return r.setExt(type, r.bytes(len));
     }
     case 0xd9:

@@ -8,7 +8,7 @@ import { encode, ExtData } from '@msgpack/msgpack';
 import { describe, expect, it } from 'vitest';
 import { decodeMsgpack, encodeMsgpack, ValueCodecError } from '../../../src/plugin/values/msgpack.js';
 import { TfNumber } from '../../../src/plugin/values/tf-number.js';
-import { T, type TfType } from '../../../src/plugin/values/tf-type.js';
+import { T, typeToJson, type TfType } from '../../../src/plugin/values/tf-type.js';
 import { TfDynamic, Unknown, UNKNOWN, type TfValue } from '../../../src/plugin/values/tf-value.js';
 
 /** mulberry32: a small seeded generator. */
@@ -141,35 +141,9 @@ function randomCase(rand: () => number, type: TfType, depth = 0): Case {
       const inner = randomType(rand, 3);
       const c = randomCase(rand, inner, depth + 1);
       if (c.value instanceof Unknown || c.value === null) return c.value === null ? { type, value: null, raw: null } : { type, value: UNKNOWN, raw: c.raw };
-      const typeJson = Buffer.from(JSON.stringify(typeToJsonForTest(inner)), 'utf8');
+      const typeJson = Buffer.from(JSON.stringify(typeToJson(inner)), 'utf8');
       return { type, value: new TfDynamic(inner, c.value), raw: [new Uint8Array(typeJson), c.raw] };
     }
-  }
-}
-
-function typeToJsonForTest(t: TfType): unknown {
-  switch (t.kind) {
-    case 'string':
-    case 'number':
-    case 'bool':
-    case 'dynamic':
-      return t.kind;
-    case 'list':
-    case 'set':
-    case 'map':
-      return [t.kind, typeToJsonForTest(t.element)];
-    case 'tuple':
-      return ['tuple', t.elements.map(typeToJsonForTest)];
-    case 'object':
-      // cty writes an object type's attributes in sorted order
-      return [
-        'object',
-        Object.fromEntries(
-          Object.keys(t.attributes)
-            .sort()
-            .map((k) => [k, typeToJsonForTest(t.attributes[k]!)]),
-        ),
-      ];
   }
 }
 
@@ -178,7 +152,7 @@ function comparable(v: TfValue): unknown {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (v instanceof Unknown) return '<unknown>';
   if (v instanceof TfNumber) return { number: String(v.raw) };
-  if (v instanceof TfDynamic) return { dynamic: typeToJsonForTest(v.type), value: comparable(v.value) };
+  if (v instanceof TfDynamic) return { dynamic: typeToJson(v.type), value: comparable(v.value) };
   if (Array.isArray(v)) return v.map(comparable);
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, comparable(x as TfValue)]));
 }
