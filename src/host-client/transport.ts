@@ -88,9 +88,10 @@ export class Transport {
 
   /** The connection pool, made at the first request. */
   private connections(): Pool {
+    if (this.pool) return this.pool;
     const options = this.options;
     const http = options.origin.protocol === 'https:' ? https : plainHttp;
-    this.pool ??= {
+    this.pool = {
       agent: new http.Agent({
         keepAlive: true,
         maxSockets: options.connections,
@@ -252,7 +253,7 @@ function exchange(
           return;
         }
         chunks.push(chunk);
-        arm(options.bodyTimeoutMs, `the response body paused for more than ${options.bodyTimeoutMs} ms`, 'BODY_TIMEOUT');
+        timer?.refresh(); // the body timer starts again at each chunk
       });
       res.on('error', fail);
       res.on('close', () => {
