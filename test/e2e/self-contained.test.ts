@@ -58,6 +58,15 @@ describe('install', () => {
     expect(statSync(path.join(dir, 'terraform-provider-takoform_v0.1.0')).mode & 0o111).not.toBe(0);
   });
 
+  it.runIf(process.platform === 'linux')('the single executable is stripped of its symbol table, and keeps the dynamic one', () => {
+    // Core hashes every byte of the installed package for the lock file on every command
+    // (scripts/build-sea.mjs); the build strips what running never reads.
+    const sections = execFileSync('readelf', ['-S', '-W', SEA_EXECUTABLE]).toString();
+    expect(sections).not.toMatch(/\s\.symtab\s/);
+    expect(sections).not.toMatch(/\s\.debug_info\s/);
+    expect(sections).toMatch(/\s\.dynsym\s/);
+  });
+
   it('the single executable writes a release of its own platform, with no node on PATH', () => {
     const out = mkdtempSync(path.join(tmpdir(), 'takoform-sea-release-'));
     const text = execFileSync(SEA_EXECUTABLE, ['release', '--out', out], { env: { PATH: pathWithoutNode() } }).toString();
