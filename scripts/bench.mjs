@@ -35,10 +35,13 @@ const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
 const FORMS = path.resolve(root, '..', 'shared/data/takoform/conformance/takoform-v1/generic-host/external-family');
-// scripts/install-null-provider: a filesystem mirror holding the CPU-recording launcher
-// (scripts/bench-cpu-recorder) under the provider's name, and the provider it runs.
+// scripts/install-null-provider: a filesystem mirror whose package holds the CPU-recording
+// launcher (scripts/bench-cpu-recorder) under the provider's name, and the provider it runs in
+// wrapped/ (inside the package, so that core hashes it for the lock file as in a real install).
 const NULL_DIR = path.join(root, '.tools/null-provider');
 const NULL_VERSION = '3.99.0';
+const GO_ARCH = process.arch === 'x64' ? 'amd64' : process.arch;
+const NULL_PROVIDER = path.join(NULL_DIR, 'mirror/registry.terraform.io/hashicorp/null', NULL_VERSION, `${process.platform}_${GO_ARCH}`, 'wrapped/terraform-provider-null');
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 const median = (xs) => {
@@ -110,9 +113,8 @@ async function startup() {
     dirs.push(d);
     return d;
   };
-  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const pkg = (mirror) =>
-    path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${arch}`, 'terraform-provider-takoform_v0.1.0');
+    path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${GO_ARCH}`, 'terraform-provider-takoform_v0.1.0');
   const wrapperMirror = tmp('bench-startup-');
   execFileSync(process.execPath, [PROVIDER, 'install', '--wrapper', '--mirror', wrapperMirror], { stdio: 'ignore' });
   const seaMirror = tmp('bench-startup-sea-');
@@ -123,7 +125,7 @@ async function startup() {
     { name: 'wrapper (node on PATH)', command: pkg(wrapperMirror) },
     { name: 'single executable, code cache', command: pkg(seaMirror) },
     { name: 'single executable, no code cache', command: noCache },
-    { name: 'terraform-provider-null (Go)', command: path.join(NULL_DIR, 'bin/terraform-provider-null') },
+    { name: 'terraform-provider-null (Go)', command: NULL_PROVIDER },
   ];
   if (
     !readFileSync(variants[1].command)
@@ -285,7 +287,7 @@ async function scale(kind, n) {
     // to go-plugin's log, not to the CLI's stderr.
     GODEBUG: 'gctrace=1',
     TAKOFORM_PROVIDER_STATS_FILE: stats,
-    ...(kind === 'null' ? { BENCH_WRAPPED_PROVIDER: path.join(NULL_DIR, 'bin/terraform-provider-null') } : {}),
+    ...(kind === 'null' ? { BENCH_WRAPPED_PROVIDER: NULL_PROVIDER } : {}),
     ...(host ? { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: 'bench-token-0123456789', TAKOFORM_SPACE: 'bench' } : {}),
   };
   await run(TOFU, ['init', '-input=false'], work, env);
