@@ -142,7 +142,7 @@ export class CreateJournal {
   claimPending(formRef: FormRef, space: string, name: string): { entries: PendingCreate[]; ignored: IgnoredEntry[] } {
     const entries: PendingCreate[] = [];
     const ignored: IgnoredEntry[] = [];
-    if (!this.dir) return { entries, ignored };
+    if (!this.dir || this.listing().size === 0) return { entries, ignored };
     const files = this.listing().get(this.nameKey(formRef, space, name));
     if (!files) return { entries, ignored };
     for (const file of [...files]) {
@@ -172,7 +172,8 @@ export class CreateJournal {
 
   /** Removes every entry of this name: the resource is in state (seen by a refresh), or gone. */
   forgetName(formRef: FormRef, space: string, name: string): void {
-    if (!this.dir) return;
+    // Nothing pending (the usual case): no name key to hash. A refresh of N resources asks N times.
+    if (!this.dir || this.listing().size === 0) return;
     const files = this.listing().get(this.nameKey(formRef, space, name));
     if (files) for (const file of [...files]) if (!this.ownFiles.has(file) || this.answered.has(file)) this.remove(file);
   }
