@@ -41,7 +41,13 @@ const FORMS = path.resolve(root, '..', 'shared/data/takoform/conformance/takofor
 const NULL_DIR = path.join(root, '.tools/null-provider');
 const NULL_VERSION = '3.99.0';
 const GO_ARCH = process.arch === 'x64' ? 'amd64' : process.arch;
-const NULL_PROVIDER = path.join(NULL_DIR, 'mirror/registry.terraform.io/hashicorp/null', NULL_VERSION, `${process.platform}_${GO_ARCH}`, 'wrapped/terraform-provider-null');
+const NULL_PROVIDER = path.join(
+  NULL_DIR,
+  'mirror/registry.terraform.io/hashicorp/null',
+  NULL_VERSION,
+  `${process.platform}_${GO_ARCH}`,
+  'wrapped/terraform-provider-null',
+);
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 const median = (xs) => {
