@@ -438,11 +438,8 @@ function head(r: Reader): void {
       return r.setBin(r.bytes(r.u32()));
     case 0xc7:
     case 0xc8:
-    case 0xc9: {
-      const len = c === 0xc7 ? r.byte() : c === 0xc8 ? r.u16() : r.u32();
-      const type = v.getInt8(r.advance(1));
-      return r.setExt(type, r.bytes(len));
-    }
+    case 0xc9:
+      return ext(r, c === 0xc7 ? r.byte() : c === 0xc8 ? r.u16() : r.u32());
     case 0xca:
       return r.setNum(v.getFloat32(r.advance(4)));
     case 0xcb:
@@ -467,11 +464,8 @@ function head(r: Reader): void {
     case 0xd5:
     case 0xd6:
     case 0xd7:
-    case 0xd8: {
-      const len = 1 << (c - 0xd4);
-      const type = v.getInt8(r.advance(1));
-      return r.setExt(type, r.bytes(len));
-    }
+    case 0xd8:
+      return ext(r, 1 << (c - 0xd4));
     case 0xd9:
       return r.setStr(r.text(r.byte()));
     case 0xda:
@@ -488,6 +482,12 @@ function head(r: Reader): void {
       return r.setCount(MAP, r.u32());
   }
   throw new MsgpackFormatError(`unrecognized type byte 0x${c.toString(16)}`);
+}
+
+/** An extension's body: its type byte, then `len` bytes (the length came before the type). */
+function ext(r: Reader, len: number): void {
+  const type = r.v.getInt8(r.advance(1));
+  r.setExt(type, r.bytes(len));
 }
 
 /** Reads a map key: a string (cty writes no other kind). */
