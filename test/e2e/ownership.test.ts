@@ -186,7 +186,7 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
       const again = await ws.run(APPLY);
       expect(again.code).toBe(1);
       expect(out(again)).toMatch(/Resource already exists on the Host/);
-      expect(out(again)).toMatch(new RegExp(`import <address> demo/${cli}-removed`));
+      expect(out(again)).toMatch(new RegExp(`import\\s+<address>\\s+demo/${cli}-removed`));
       expect(out(again)).not.toMatch(/Interrupted create resumed/);
       expect(await uidOnHost(`${cli}-removed`)).toBe(uid);
       expect((await stateInstances(ws)).size).toBe(0);

@@ -5,7 +5,7 @@
 // (same names, same uids), the state holds what the configuration asks for, and at most two
 // re-runs of `tofu apply` bring the plan to "No changes".
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { HostApi, type FormRefLike } from '../support/host-api.js';
@@ -90,6 +90,8 @@ export interface SoakRig {
   writeConfig(model: DesiredModel): void;
   hostInventory(): Promise<Inventory>;
   stateInventory(): Inventory;
+  /** (form, name) of every create the provider's journal holds as pending in this workspace. */
+  journalInventory(): Set<string>;
   close(): Promise<void>;
 }
 
@@ -158,6 +160,26 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
         const form = (Object.keys(FORMS) as FormKey[]).find((f) => (generic ? refs[f].kind === r.instances[0]?.attributes.kind : FORMS[f].typeName === r.type));
         if (!form) continue;
         for (const i of r.instances) out.set(key(form, i.attributes.name), i.attributes.uid);
+      }
+      return out;
+    },
+    journalInventory() {
+      // The layout design.md documents: .terraform/takoform/pending-creates/<scope>/<name key>.<attempt>.json
+      const root = path.join(workspace.dir, '.terraform', 'takoform', 'pending-creates');
+      const out = new Set<string>();
+      if (!existsSync(root)) return out;
+      for (const scope of readdirSync(root)) {
+        for (const file of readdirSync(path.join(root, scope))) {
+          if (!file.endsWith('.json')) continue;
+          let entry: { name?: string; formRef?: { kind?: string } };
+          try {
+            entry = JSON.parse(readFileSync(path.join(root, scope, file), 'utf8')) as typeof entry;
+          } catch {
+            continue; // torn by the kill: never sent, so it stands for nothing on the Host
+          }
+          const form = (Object.keys(FORMS) as FormKey[]).find((f) => refs[f].kind === entry.formRef?.kind);
+          if (form && entry.name) out.add(key(form, entry.name));
+        }
       }
       return out;
     },

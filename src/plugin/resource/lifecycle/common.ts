@@ -93,7 +93,8 @@ export async function createConflictDiagnostic(
   return errorDiag(
     'Resource already exists on the Host',
     `${kind.typeName} "${name}" already exists in space "${space}" (uid ${existing.metadata.uid}, generation ${existing.metadata.generation}), and this create did not make it: ` +
-      'another resource block of this configuration, another state or workspace, or an earlier run whose state no longer has it holds the name. Nothing was changed. ' +
+      'another resource block of this configuration, another state or workspace, or an earlier run whose state does not have it ' +
+      '(after `state rm`, or a CLI stopped after the create but before it saved its state) holds the name. Nothing was changed. ' +
       `Give this block another name; or, to manage the existing one here, import it: an \`import\` block with id = "${id}", or the CLI's \`import <address> ${id}\` ` +
       '(first make sure no other state manages it: two states managing one resource delete it for each other). Host code: ' +
       `${error.code}${error.requestId ? `, request ${error.requestId}` : ''}.`,
