@@ -103,6 +103,7 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
   let backend: Server;
   let saved: string | undefined;
   let killOnSave: { pattern: string; child: ChildProcess; journalAtKill?: string[] } | undefined;
+  let wsDir = '';
 
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
@@ -136,7 +137,6 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
     await host?.stop();
   });
 
-  let wsDir = '';
   const savedUids = (): Map<string, string> => {
     const doc = saved ? (JSON.parse(saved) as { resources?: Array<{ instances: Array<{ attributes: { name: string; uid: string } }> }> }) : {};
     return new Map((doc.resources ?? []).flatMap((r) => r.instances.map((i) => [i.attributes.name, i.attributes.uid] as const)));
