@@ -95,29 +95,32 @@ describe.each(['tofu', 'terraform'] as const)('interrupted creates through real 
 // shutdown removed their journal entries) and that the saved state never got. Resuming them
 // would equally resume after `state rm`, so the next run refuses them with the import id, and
 // importing that id recovers each with its uid. A state backend that answers the final save
-// by killing the CLI makes that moment exact; with the local backend it lasts milliseconds,
-// with a remote one as long as the upload.
+// by killing the CLI makes that moment exact. Elsewhere it lasts as long as the final save:
+// milliseconds with OpenTofu's local backend, nearly nothing with Terraform's (which writes
+// every update to the file), as long as the upload with a remote one.
 describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider closed, before it saved the state', (cli) => {
   let host: HostProcess;
   let api: HostApi;
   let backend: Server;
   let saved: string | undefined;
-  let killOnSave: { pattern: string; child: ChildProcess; journalAtKill?: string[] } | undefined;
+  let killOnSave: { names: readonly string[]; child: ChildProcess; journalAtKill?: string[] } | undefined;
   let wsDir = '';
 
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
     api = new HostApi(host.url, host.token);
-    // A minimal state store for the CLI's `http` backend: GET reads, POST saves, and a POST
-    // whose state holds `pattern` SIGKILLs the CLI instead of saving.
+    // A minimal state store for the CLI's `http` backend (no lock_address: no locking): GET
+    // reads, POST saves, and the first POST whose state holds one of `names` SIGKILLs the CLI
+    // instead of saving.
     backend = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => (body += d.toString()));
+      const chunks: Buffer[] = [];
+      req.on('data', (d: Buffer) => chunks.push(d));
       req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
         if (req.method === 'GET') {
           if (saved === undefined) res.writeHead(404).end();
           else res.writeHead(200, { 'content-type': 'application/json' }).end(saved);
-        } else if (req.method === 'POST' && killOnSave && body.includes(killOnSave.pattern)) {
+        } else if (req.method === 'POST' && killOnSave && killOnSave.names.some((n) => body.includes(n))) {
           killOnSave.journalAtKill = journalEntries(wsDir);
           killOnSave.child.kill('SIGKILL');
           req.socket.destroy();
@@ -158,10 +161,26 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
     wsDir = ws.dir;
     await ws.ok(['init', '-input=false', '-no-color']);
 
-    const child = spawn(CLIS[cli].binary, ['apply', '-auto-approve', '-input=false', '-no-color'], { cwd: ws.dir, env: ws.env, stdio: 'ignore' });
-    killOnSave = { pattern: names[1]!, child };
-    const signal = await new Promise((r) => child.once('exit', (_code, s) => r(s)));
-    expect(signal).toBe('SIGKILL');
+    // No intermediate save (every 20 s by default) on a slow machine: the final one is the one.
+    const child = spawn(CLIS[cli].binary, ['apply', '-auto-approve', '-input=false', '-no-color'], {
+      cwd: ws.dir,
+      env: { ...ws.env, TF_STATE_PERSIST_INTERVAL: '3600' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let killed = '';
+    child.stdout.on('data', (d: Buffer) => (killed += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (killed += d.toString()));
+    killOnSave = { names, child };
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    let signal: NodeJS.Signals | null;
+    try {
+      signal = await new Promise<NodeJS.Signals | null>((r) => child.once('close', (_code, s) => r(s)));
+    } finally {
+      clearTimeout(timer);
+      child.kill('SIGKILL'); // never left running if the test fails
+    }
+    expect(signal, `the apply was not killed at its save:\n${killed}`).toBe('SIGKILL');
+    expect(killOnSave.journalAtKill, 'the CLI saved no state with the resources before the kill').toBeDefined();
     // Both created on the Host, neither saved, and the provider had closed: no journal entry.
     const uids = await Promise.all(names.map(async (n) => (await api.read(RANGE_SEQUENCE_REF, n)).body.metadata?.uid as string | undefined));
     expect(uids.every((u) => typeof u === 'string')).toBe(true);

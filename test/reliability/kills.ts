@@ -13,8 +13,10 @@
 // resume after `state rm`, so the next run refuses them with "Resource already exists on the
 // Host" and the import id. That is what a trial checks there: every such create refused with
 // its id, nothing created twice, and `import` of each id converging with the same uids. It is
-// told from a lost journal entry by the evidence: the apply had created everything it was
-// asked to (so its provider was done), and the journal holds none of them.
+// told from a lost journal entry by the evidence: `tofu` was the one killed (a killed provider
+// never shuts down normally, and after a Host restart `tofu` saves its state itself), the
+// apply had created everything it was asked to (so its provider was done), and the journal
+// holds none of the orphans.
 import { readdirSync, readFileSync } from 'node:fs';
 import {
   addressOf,
@@ -65,17 +67,28 @@ export async function runKills(options: KillOptions): Promise<ReliabilityReport>
       if (outcome.strayProvider) report.violations.push(`${label}: a provider process outlived its killed CLI by more than 5 s`);
       const hostAfter = await rig.hostInventory();
       const stateAfter = rig.stateInventory();
+      // Orphans: on the Host, not in state. Each must be resumable (in the journal), except all
+      // of them at once after a tofu kill that came once the apply had created everything —
+      // the moment the journal leaves to the user (header). Anything else is a lost entry.
       const journal = rig.journalInventory();
-      const unjournaled = [...hostAfter.keys()].filter((k) => stateAfter.get(k) !== hostAfter.get(k) && !journal.has(k));
+      const orphans = [...hostAfter.keys()].filter((k) => stateAfter.get(k) !== hostAfter.get(k));
+      const unjournaled = orphans.filter((k) => !journal.has(k));
+      let imported = new Set<string>();
       if (unjournaled.length > 0) {
-        const finished = op === 'create' && [...modelInventoryKeys(model)].every((k) => hostAfter.has(k));
-        if (!finished)
+        const unsaved =
+          op === 'create' &&
+          outcome.target === 'tofu' &&
+          unjournaled.length === orphans.length &&
+          [...modelInventoryKeys(model)].every((k) => hostAfter.has(k));
+        if (!unsaved)
           report.violations.push(
-            `${label}: ${unjournaled.join(', ')} on the Host, neither in state nor in the create journal, although the apply had not finished`,
+            `${label}: ${unjournaled.join(', ')} on the Host, neither in state nor in the create journal ` +
+              `(${orphans.length - unjournaled.length} other orphans journaled), and not after a finished create's provider closed`,
           );
         else {
-          count(report, 'kills after the provider closed, before core saved the state (imported)');
+          count(report, 'kills after the provider closed, before core saved the state');
           report.violations.push(...(await importUnsaved(rig, label, unjournaled, hostAfter)));
+          imported = new Set(unjournaled);
         }
       }
       const c = await converge(rig.workspace);
@@ -84,7 +97,7 @@ export async function runKills(options: KillOptions): Promise<ReliabilityReport>
       const hostFinal = await rig.hostInventory();
       const stateFinal = rig.stateInventory();
       report.violations.push(...checkInvariants(label, model, hostFinal, stateFinal));
-      countResumed(report, label, hostAfter, stateAfter, stateFinal, new Set(unjournaled));
+      countResumed(report, label, hostAfter, stateAfter, stateFinal, imported);
       count(report, 'trials');
       options.log?.(`kills ${label}: recovered in ${c.reruns} re-runs; Host ${hostFinal.size} resources`);
     }
@@ -104,7 +117,12 @@ function countResumed(
   imported: Set<string>,
 ): void {
   for (const [k, uid] of hostAfter) {
-    if (stateAfter.get(k) === uid || imported.has(k)) continue;
+    if (stateAfter.get(k) === uid) continue;
+    if (imported.has(k)) {
+      if (stateFinal.get(k) === uid) count(report, 'unsaved creates imported (same uid)');
+      else report.violations.push(`${label}: ${k} was imported with uid ${uid} but state holds ${String(stateFinal.get(k))}`);
+      continue;
+    }
     count(report, 'orphans left by a kill');
     const final = stateFinal.get(k);
     if (final === uid) count(report, 'creates resumed (same uid)');
@@ -126,28 +144,40 @@ async function importUnsaved(rig: SoakRig, label: string, keys: string[], host: 
       return [addressOf(form, name), k] as const;
     }),
   );
+  // Two levels in the configuration, so two rounds at most.
   for (let round = 1; pending.size > 0; round++) {
+    if (round > 2) {
+      problems.push(`${label}: still not refused after two applies: ${[...pending.keys()].join(', ')}`);
+      break;
+    }
     const apply = await rig.workspace.run(['apply', '-auto-approve', '-input=false', '-no-color']);
     const text = apply.stdout + apply.stderr;
+    // The CLIs wrap diagnostics: compare with whitespace collapsed.
     const refused = new Map<string, string>();
+    const others: string[] = [];
     for (const block of text.split('Error: ').slice(1)) {
-      const m = /^Resource already exists on the Host\s+with ([^,\s]+),[\s\S]*?with id =\s+"([^"]+)"/.exec(block);
+      const flat = block.replace(/\s+/g, ' ');
+      const m = /^Resource already exists on the Host with ([^,\s]+),.*? with id = "([^"]+)"/.exec(flat);
       if (m) refused.set(m[1]!, m[2]!);
+      else others.push(flat.slice(0, 200));
     }
     const after = await rig.hostInventory();
     for (const k of pending.values())
       if (after.get(k) !== host.get(k)) problems.push(`${label}: ${k} changed uid on the Host (${host.get(k)} → ${after.get(k)}) instead of being refused`);
     const unexpected = [...refused.keys()].filter((a) => !pending.has(a));
-    if (apply.code !== 1 || refused.size === 0 || unexpected.length > 0 || round > 2) {
+    if (apply.code !== 1 || refused.size === 0 || unexpected.length > 0 || others.length > 0) {
       problems.push(
-        `${label}: apply ${round} after the unsaved creates exited ${apply.code} and refused ${[...refused.keys()].join(', ') || 'nothing'}; ` +
-          `still to import: ${[...pending.keys()].join(', ')}:\n${tail(text)}`,
+        `${label}: apply ${round} after the unsaved creates exited ${apply.code}, refused ${[...refused.keys()].join(', ') || 'nothing'}` +
+          `${others.length ? `, and also said: ${others.join(' | ')}` : ''}; still to import: ${[...pending.keys()].join(', ')}:\n${tail(text)}`,
       );
       break;
     }
     for (const [address, id] of refused) {
       const imported = await rig.workspace.run(['import', '-input=false', '-no-color', address, id]);
-      if (imported.code !== 0) problems.push(`${label}: import ${address} ${id} failed:\n${tail(imported.stdout + imported.stderr)}`);
+      if (imported.code !== 0) {
+        problems.push(`${label}: import ${address} ${id} failed:\n${tail(imported.stdout + imported.stderr)}`);
+        return problems;
+      }
       pending.delete(address);
     }
   }
