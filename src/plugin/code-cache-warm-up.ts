@@ -3,9 +3,9 @@
 // lands in the cache only if it was compiled during training, and the code a launch runs
 // after its handshake was not: the Host client's transport (node:http's client, I-JSON) and
 // ajv (the offline validation) are loaded on first use, so every launch that talks to the Host
-// or validates a configuration compiled them from source again. Here they run once, against nothing real —
-// a request to a loopback server of this process and a validation of a sample schema — so
-// their functions are compiled and kept in the cache. Nothing here changes what a launch does.
+// or validates a configuration compiled them from source again. Here they run once, against
+// nothing real — a request to a loopback server of this process and a validation of a sample
+// schema — so their functions are compiled and kept in the cache. Nothing here changes what a launch does.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Transport } from '../host-client/transport.js';

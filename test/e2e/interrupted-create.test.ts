@@ -5,11 +5,12 @@
 // And a name taken by someone else (no create of ours journaled) is a clear error with the
 // import command, never an overwrite.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journalFiles } from '../support/create-journal-files.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
@@ -121,7 +122,7 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
           if (saved === undefined) res.writeHead(404).end();
           else res.writeHead(200, { 'content-type': 'application/json' }).end(saved);
         } else if (req.method === 'POST' && killOnSave && killOnSave.names.some((n) => body.includes(n))) {
-          killOnSave.journalAtKill = journalEntries(wsDir);
+          killOnSave.journalAtKill = journalFiles(wsDir).filter((f) => f.endsWith('.json'));
           killOnSave.child.kill('SIGKILL');
           req.socket.destroy();
         } else if (req.method === 'POST') {
@@ -207,10 +208,3 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
     for (const n of names) expect((await api.read(RANGE_SEQUENCE_REF, n)).status).toBe(404);
   });
 });
-
-/** The create journal's entries in a working directory (layout in docs/design.md). */
-function journalEntries(dir: string): string[] {
-  const root = path.join(dir, '.terraform', 'takoform', 'pending-creates');
-  if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((scope) => readdirSync(path.join(root, scope)).filter((f) => f.endsWith('.json')));
-}

@@ -5,8 +5,9 @@
 // (same names, same uids), the state holds what the configuration asks for, and at most two
 // re-runs of `tofu apply` bring the plan to "No changes".
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { journalFiles } from '../support/create-journal-files.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { HostApi, type FormRefLike } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
@@ -113,6 +114,7 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
   const init = await workspace.run(['init', '-input=false']);
   if (init.code !== 0) throw new Error(`tofu init failed:\n${init.stdout}\n${init.stderr}`);
   const refs = readRefs();
+  const formOfKind = (kind: string | undefined) => (Object.keys(FORMS) as FormKey[]).find((f) => refs[f].kind === kind);
   const rig: SoakRig = {
     proxy,
     workspace,
@@ -156,30 +158,27 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
       };
       for (const r of state.resources ?? []) {
         if (r.mode !== 'managed') continue;
-        const generic = r.type === GENERIC_TYPE_NAME;
-        const form = (Object.keys(FORMS) as FormKey[]).find((f) => (generic ? refs[f].kind === r.instances[0]?.attributes.kind : FORMS[f].typeName === r.type));
+        const form =
+          r.type === GENERIC_TYPE_NAME
+            ? formOfKind(r.instances[0]?.attributes.kind)
+            : (Object.keys(FORMS) as FormKey[]).find((f) => FORMS[f].typeName === r.type);
         if (!form) continue;
         for (const i of r.instances) out.set(key(form, i.attributes.name), i.attributes.uid);
       }
       return out;
     },
     journalInventory() {
-      // The layout design.md documents: .terraform/takoform/pending-creates/<scope>/<name key>.<attempt>.json
-      const root = path.join(workspace.dir, '.terraform', 'takoform', 'pending-creates');
       const out = new Set<string>();
-      if (!existsSync(root)) return out;
-      for (const scope of readdirSync(root)) {
-        for (const file of readdirSync(path.join(root, scope))) {
-          if (!file.endsWith('.json')) continue;
-          let entry: { name?: string; formRef?: { kind?: string } };
-          try {
-            entry = JSON.parse(readFileSync(path.join(root, scope, file), 'utf8')) as typeof entry;
-          } catch {
-            continue; // torn by the kill: never sent, so it stands for nothing on the Host
-          }
-          const form = (Object.keys(FORMS) as FormKey[]).find((f) => refs[f].kind === entry.formRef?.kind);
-          if (form && entry.name) out.add(key(form, entry.name));
+      for (const file of journalFiles(workspace.dir)) {
+        if (!file.endsWith('.json')) continue;
+        let entry: { name?: string; formRef?: { kind?: string } };
+        try {
+          entry = JSON.parse(readFileSync(file, 'utf8')) as typeof entry;
+        } catch {
+          continue; // torn by the kill: never sent, so it stands for nothing on the Host
         }
+        const form = formOfKind(entry.formRef?.kind);
+        if (form && entry.name) out.add(key(form, entry.name));
       }
       return out;
     },

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newAttemptId } from '../../../src/host-client/index.js';
 import { CreateJournal, type CreateIntent } from '../../../src/plugin/resource/create-journal.js';
+import { journalFiles } from '../../support/create-journal-files.js';
 
 const ref = { apiVersion: 'resources.publisher.example', kind: 'RangeSequence', definitionVersion: '0.1.0', schemaDigest: `sha256:${'c'.repeat(64)}` };
 const ENDPOINT = 'http://127.0.0.1:8787';
@@ -20,14 +21,7 @@ const intent = (name = 'a'): CreateIntent => ({
   attempt: newAttemptId(),
 });
 const workDir = () => mkdtempSync(path.join(tmpdir(), 'journal-'));
-const files = (cwd: string, dataDir = '.terraform'): string[] => {
-  const root = path.join(cwd, dataDir, 'takoform/pending-creates');
-  try {
-    return readdirSync(root).flatMap((scope) => readdirSync(path.join(root, scope)).map((f) => path.join(root, scope, f)));
-  } catch {
-    return [];
-  }
-};
+const files = journalFiles;
 
 describe('CreateJournal', () => {
   it('lives in the CLI data directory (TF_DATA_DIR respected); a later process finds the entry by exact address', async () => {
