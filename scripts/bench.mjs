@@ -13,10 +13,13 @@
 //      own CPU: all its children's CPU from the shell's `times`, minus the providers'), for
 //      both variants — the floor's core CPU is the whole cost of terraform_data
 //   4. growth from N=100 to N=1000 (else from the smallest to the largest N)
-// Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
+//   5. with --state-floor: the state floor — a Go provider with our exact schema, identity and
+//      state that does no work (scripts/bench-state-floor), and its variants without parts of
+//      our state: what core spends on our state alone, and what each part costs it
+// Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper] [--state-floor]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +34,7 @@ const REPS = Number(arg('reps', '3'));
 const STARTUP_REPS = Number(arg('startup-reps', '15'));
 // The scale runs install what `install` installs here (the single executable), or the wrapper.
 const FORM = arg('form', 'executable');
+const STATE_FLOOR = process.argv.includes('--state-floor');
 const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
@@ -48,6 +52,15 @@ const NULL_PROVIDER = path.join(
   `${process.platform}_${GO_ARCH}`,
   'wrapped/terraform-provider-null',
 );
+const STATE_FLOOR_DIR = path.join(root, '.tools/state-floor');
+// The state floor's variants: our schema as it is, and without each part that core works hardest on.
+const STATE_FLOOR_VARIANTS = {
+  'state floor': { dropAttributes: [], dropIdentity: false },
+  'without identity': { dropAttributes: [], dropIdentity: true },
+  'without form_ref': { dropAttributes: ['form_ref'], dropIdentity: false },
+  'without conditions': { dropAttributes: ['conditions'], dropIdentity: false },
+  'without all three': { dropAttributes: ['form_ref', 'conditions'], dropIdentity: true },
+};
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 const median = (xs) => {
@@ -243,13 +256,17 @@ async function startHost(dir) {
   return { url, child, requests: () => requests, cpuSeconds: () => processCpuSeconds(child.pid) };
 }
 
+const oursConfiguration = (n) =>
+  `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`;
+
 function workspace(kind, n) {
-  const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind}-${n}-`));
+  const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind.replace(/\W+/g, '-')}-${n}-`));
   let mirror = path.join(dir, 'mirror');
   let source = 'registry.takoform.dev/*/*';
   if (kind === 'takoform')
     execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
   if (kind === 'null') [mirror, source] = [path.join(NULL_DIR, 'mirror'), 'registry.terraform.io/hashicorp/null'];
+  if (kind in STATE_FLOOR_VARIANTS) mirror = path.join(STATE_FLOOR_DIR, 'mirror');
   const rc = path.join(dir, 'tofurc');
   writeFileSync(
     rc,
@@ -257,12 +274,9 @@ function workspace(kind, n) {
   );
   const work = path.join(dir, 'work');
   mkdirSync(work);
-  if (kind === 'takoform') {
+  if (kind === 'takoform' || kind in STATE_FLOOR_VARIANTS) {
     cpSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), path.join(work, '.takoform.lock.json'));
-    writeFileSync(
-      path.join(work, 'main.tf'),
-      `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`,
-    );
+    writeFileSync(path.join(work, 'main.tf'), oursConfiguration(n));
   } else if (kind === 'null') {
     // null_resource has only `triggers` (a map of strings, every change a replacement) and `id`:
     // the update step replaces each resource, the most an external provider is asked for.
@@ -294,6 +308,7 @@ async function scale(kind, n) {
     GODEBUG: 'gctrace=1',
     TAKOFORM_PROVIDER_STATS_FILE: stats,
     ...(kind === 'null' ? { BENCH_WRAPPED_PROVIDER: NULL_PROVIDER } : {}),
+    ...(kind in STATE_FLOOR_VARIANTS ? stateFloorEnv(kind) : {}),
     ...(host ? { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: 'bench-token-0123456789', TAKOFORM_SPACE: 'bench' } : {}),
   };
   await run(TOFU, ['init', '-input=false'], work, env);
@@ -342,6 +357,61 @@ async function scale(kind, n) {
 
 const STEPS = ['apply', 'plan', 'update', 'destroy'];
 
+/**
+ * Builds the state floor (scripts/bench-state-floor) and lays it out as a filesystem mirror of
+ * our provider's address: the CPU-recording launcher under our executable's name, the floor in
+ * wrapped/, and a padding file that brings the package to the bytes of ours, so that core's
+ * hash of the package for the lock file costs the same. Writes one schema file per variant,
+ * taken from our provider's own `providers schema -json`.
+ */
+let stateFloor;
+function prepareStateFloor() {
+  const platformDir = `${process.platform}_${GO_ARCH}`;
+  const pkg = path.join(STATE_FLOOR_DIR, 'mirror/registry.takoform.dev/takoform/takoform/0.1.0', platformDir);
+  rmSync(STATE_FLOOR_DIR, { recursive: true, force: true });
+  mkdirSync(path.join(pkg, 'wrapped'), { recursive: true });
+  const floorBinary = path.join(pkg, 'wrapped/terraform-provider-takoform');
+  execFileSync('go', ['build', '-trimpath', '-ldflags', '-s -w', '-o', floorBinary, '.'], {
+    cwd: path.join(root, 'scripts/bench-state-floor'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  cpSync(
+    path.join(path.dirname(path.dirname(NULL_PROVIDER)), `terraform-provider-null_v${NULL_VERSION}`),
+    path.join(pkg, 'terraform-provider-takoform_v0.1.0'),
+  );
+  // Our schema as core sees it, from our provider itself.
+  const ours = workspace('takoform', 1);
+  const env = { PATH: process.env.PATH, HOME: ours.dir, TF_CLI_CONFIG_FILE: ours.rc, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+  execFileSync(TOFU, ['init', '-input=false'], { cwd: ours.work, env, stdio: 'ignore' });
+  const schema = JSON.parse(execFileSync(TOFU, ['providers', 'schema', '-json'], { cwd: ours.work, env, maxBuffer: 64 << 20 }).toString());
+  const oursPkg = path.join(ours.dir, 'mirror/registry.takoform.dev/takoform/takoform/0.1.0', platformDir);
+  const bytes = (dir) =>
+    readdirSync(dir, { recursive: true })
+      .map((f) => statSync(path.join(dir, String(f))))
+      .reduce((sum, st) => sum + (st.isFile() ? st.size : 0), 0);
+  const padding = bytes(oursPkg) - bytes(pkg);
+  if (padding > 0) writeFileSync(path.join(pkg, 'padding'), Buffer.alloc(padding));
+  rmSync(ours.dir, { recursive: true, force: true });
+  const lock = JSON.parse(readFileSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), 'utf8'));
+  const ref = lock.forms.find((f) => f.typeName === 'takoform_range_sequence').formRef;
+  const formRef = JSON.stringify({ api_version: ref.apiVersion, kind: ref.kind, definition_version: ref.definitionVersion, schema_digest: ref.schemaDigest });
+  const schemaFiles = {};
+  for (const [name, variant] of Object.entries(STATE_FLOOR_VARIANTS)) {
+    const copy = structuredClone(schema);
+    const provider = Object.values(copy.provider_schemas)[0];
+    const attributes = provider.resource_schemas.takoform_range_sequence.block.attributes;
+    for (const a of variant.dropAttributes) delete attributes[a];
+    if (variant.dropIdentity) delete provider.resource_identity_schemas.takoform_range_sequence;
+    schemaFiles[name] = path.join(STATE_FLOOR_DIR, `schema-${name.replace(/\W+/g, '-')}.json`);
+    writeFileSync(schemaFiles[name], JSON.stringify(copy));
+  }
+  stateFloor = { floorBinary, formRef, schemaFiles };
+}
+
+function stateFloorEnv(kind) {
+  return { BENCH_WRAPPED_PROVIDER: stateFloor.floorBinary, STATE_FLOOR_SCHEMA_FILE: stateFloor.schemaFiles[kind], STATE_FLOOR_FORM_REF: stateFloor.formRef };
+}
+
 async function main() {
   execFileSync(path.join(root, 'scripts/install-null-provider'), { stdio: ['ignore', 'ignore', 'inherit'] });
   const results = {
@@ -351,8 +421,9 @@ async function main() {
     startup: await startup(),
     scale: {},
   };
+  if (STATE_FLOOR) prepareStateFloor();
   for (const n of SIZES) {
-    const runs = { takoform: [], null: [], floor: [] };
+    const runs = { takoform: [], null: [], floor: [], ...(STATE_FLOOR ? Object.fromEntries(Object.keys(STATE_FLOOR_VARIANTS).map((k) => [k, []])) : {}) };
     const reps = n >= 3000 ? 1 : REPS; // the largest point runs once (minutes per variant)
     for (let r = 0; r < reps; r++) {
       // Alternate the variants so drift in machine load hits all alike.
@@ -389,6 +460,22 @@ async function main() {
         providerHandshakeCpuMs: med('takoform', 'providerHandshakeCpuMs'),
         providerFirstRpcMs: med('takoform', 'providerFirstRpcMs'),
         rpcs: runs.takoform[0][s].rpcs,
+        ...(STATE_FLOOR
+          ? {
+              stateFloor: Object.fromEntries(
+                Object.keys(STATE_FLOOR_VARIANTS).map((k) => [
+                  k,
+                  {
+                    seconds: med(k, 'seconds'),
+                    nullRatio: med(k, 'seconds') / med('null', 'seconds'),
+                    coreCpuSeconds: med(k, 'coreCpuSeconds'),
+                    coreAllocatedMb: med(k, 'coreAllocatedMb'),
+                    providerCpuSeconds: med(k, 'providerCpuSeconds'),
+                  },
+                ]),
+              ),
+            }
+          : {}),
       };
     }
     process.stderr.write(`bench: N=${n} done\n`);
@@ -429,6 +516,19 @@ function markdown(r) {
       .map(([n, steps]) => `N = ${n}: ${f(median(Object.values(steps).map((x) => x.providerFirstRpcMs)), 0)} ms`)
       .join(', ') +
     '\n';
+  if (Object.values(r.scale).some((steps) => steps.apply.stateFloor)) {
+    t += `\nState floor (--state-floor): a Go provider with our schema, identity and state that does no work (scripts/bench-state-floor), its package padded to the bytes of ours; and the same without parts of our state. Time ÷ null_resource's in the same run; core CPU and allocation as above.\n\n| N | command | ours ÷ null | ${Object.keys(STATE_FLOOR_VARIANTS).join(' | ')} | core alloc: ours / ${Object.keys(STATE_FLOOR_VARIANTS).join(' / ')} / null (MB) |\n|---|---|---|${Object.keys(
+      STATE_FLOOR_VARIANTS,
+    )
+      .map(() => '---|')
+      .join('')}---|\n`;
+    for (const [n, steps] of Object.entries(r.scale)) {
+      for (const [s, x] of Object.entries(steps)) {
+        const v = Object.values(x.stateFloor);
+        t += `| ${n} | ${s} | **${f(x.nullRatio)}** | ${v.map((y) => `${f(y.nullRatio)} (${f(y.seconds)} s)`).join(' | ')} | ${f(x.coreAllocatedMb, 0)} / ${v.map((y) => f(y.coreAllocatedMb, 0)).join(' / ')} / ${f(x.nullCoreAllocatedMb, 0)} |\n`;
+      }
+    }
+  }
   const sizes = Object.keys(r.scale).map(Number);
   if (sizes.length > 1) {
     // The target is stated for 100 → 1000; other size lists fall back to smallest → largest.
