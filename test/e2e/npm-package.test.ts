@@ -162,10 +162,12 @@ describe('every command in README.md and docs/', () => {
           if (h.code !== 0 || args[0] !== 'serve') problems.push(`${where}: takoform-host ${args[0]} is not a command`);
           for (const f of flagsOf(args)) if (!h.stdout.includes(f)) problems.push(`${where}: flag ${f} is not in its --help`);
         } else if (name === 'tofu' || name === 'terraform') {
-          const h = await help(name === 'tofu' ? TOFU : TERRAFORM, [args[0] ?? 'version', '-help']);
-          if (h.code !== 0) problems.push(`${where}: \`${name} ${args[0]} -help\` exited ${h.code}`);
-          for (const f of flagsOf(args.slice(1)))
-            if (!(h.stdout + h.stderr).includes(f)) problems.push(`${where}: flag ${f} is not in \`${name} ${args[0]} -help\``);
+          // `providers schema`, `state rm`, `workspace new`: the flags are the subcommand's.
+          const sub = ['providers', 'state', 'workspace'].includes(args[0] ?? '') && /^[a-z]/.test(args[1] ?? '') ? args.slice(0, 2) : [args[0] ?? 'version'];
+          const h = await help(name === 'tofu' ? TOFU : TERRAFORM, [...sub, '-help']);
+          if (h.code !== 0) problems.push(`${where}: \`${name} ${sub.join(' ')} -help\` exited ${h.code}`);
+          for (const f of flagsOf(args.slice(sub.length)))
+            if (!(h.stdout + h.stderr).includes(f)) problems.push(`${where}: flag ${f} is not in \`${name} ${sub.join(' ')} -help\``);
         } else if (name === 'npm') {
           if (args[0] === 'run' && !scripts.includes(args[1] ?? '')) problems.push(`${where}: no npm script ${args[1]}`);
           else if (!['run', 'test', 'install', 'i', 'pack', 'ci'].includes(args[0] ?? '')) problems.push(`${where}: unexpected npm command`);
