@@ -409,7 +409,13 @@ function prepareStateFloor() {
 }
 
 function stateFloorEnv(kind) {
-  return { BENCH_WRAPPED_PROVIDER: stateFloor.floorBinary, STATE_FLOOR_SCHEMA_FILE: stateFloor.schemaFiles[kind], STATE_FLOOR_FORM_REF: stateFloor.formRef };
+  // TAKOFORM_SPACE: the space ours is given (scale's Host env), so the floor's states carry it too.
+  return {
+    BENCH_WRAPPED_PROVIDER: stateFloor.floorBinary,
+    STATE_FLOOR_SCHEMA_FILE: stateFloor.schemaFiles[kind],
+    STATE_FLOOR_FORM_REF: stateFloor.formRef,
+    TAKOFORM_SPACE: 'bench',
+  };
 }
 
 async function main() {
