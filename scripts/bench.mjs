@@ -523,11 +523,9 @@ function markdown(r) {
       .join(', ') +
     '\n';
   if (Object.values(r.scale).some((steps) => steps.apply.stateFloor)) {
-    t += `\nState floor (--state-floor): a Go provider with our schema, identity and state that does no work (scripts/bench-state-floor), its package padded to the bytes of ours; and the same without parts of our state. Time ÷ null_resource's in the same run; core CPU and allocation as above.\n\n| N | command | ours ÷ null | ${Object.keys(STATE_FLOOR_VARIANTS).join(' | ')} | core alloc: ours / ${Object.keys(STATE_FLOOR_VARIANTS).join(' / ')} / null (MB) |\n|---|---|---|${Object.keys(
-      STATE_FLOOR_VARIANTS,
-    )
-      .map(() => '---|')
-      .join('')}---|\n`;
+    const names = Object.keys(STATE_FLOOR_VARIANTS);
+    t += `\nState floor (--state-floor): a Go provider with our schema, identity and state that does no work (scripts/bench-state-floor), its package padded to the bytes of ours; and the same without parts of our state. Time ÷ null_resource's in the same run; core CPU and allocation as above.\n\n`;
+    t += `| N | command | ours ÷ null | ${names.join(' | ')} | core alloc: ours / ${names.join(' / ')} / null (MB) |\n|---|---|---|${'---|'.repeat(names.length)}---|\n`;
     for (const [n, steps] of Object.entries(r.scale)) {
       for (const [s, x] of Object.entries(steps)) {
         const v = Object.values(x.stateFloor);

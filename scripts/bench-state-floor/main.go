@@ -345,6 +345,7 @@ func (s *stub) create(typeName string, typ tftypes.Type, planned tftypes.Value) 
 	var space, name string
 	attrs["space"].As(&space)
 	attrs["name"].As(&name)
+	str := func(v any) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 	set := func(k string, v any) {
 		if t, ok := ot.AttributeTypes[k]; ok {
 			attrs[k] = tftypes.NewValue(t, v)
@@ -362,7 +363,6 @@ func (s *stub) create(typeName string, typ tftypes.Type, planned tftypes.Value) 
 	}
 	if t, ok := ot.AttributeTypes["conditions"]; ok {
 		ct := t.(tftypes.List).ElementType.(tftypes.Object)
-		str := func(v any) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 		cond := tftypes.NewValue(ct, map[string]tftypes.Value{"type": str("Ready"), "status": str("True"), "reason": str("Available"), "message": str(nil), "host_reason": str(nil), "last_transition_time": str(time.Now().UTC().Format(time.RFC3339))})
 		attrs["conditions"] = tftypes.NewValue(t, []tftypes.Value{cond})
 	}
@@ -373,7 +373,6 @@ func (s *stub) create(typeName string, typ tftypes.Type, planned tftypes.Value) 
 	resp := &tfprotov6.ApplyResourceChangeResponse{NewState: &dv}
 	if is, ok := s.identities.IdentitySchemas[typeName]; ok {
 		it := is.ValueType()
-		str := func(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 		idv, _ := tfprotov6.NewDynamicValue(it, tftypes.NewValue(it, map[string]tftypes.Value{"api_version": str(s.formRef["api_version"]), "kind": str(s.formRef["kind"]), "name": str(name), "space": str(space)}))
 		resp.NewIdentity = &tfprotov6.ResourceIdentityData{IdentityData: &idv}
 	}
