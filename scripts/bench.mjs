@@ -16,7 +16,8 @@
 //   5. with --state-floor: the state floor — a Go provider with our exact schema, identity and
 //      state that does no work (scripts/bench-state-floor), and its variants without parts of
 //      our state: what core spends on our state alone, and what each part costs it
-// Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper] [--state-floor]
+// Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
+//                          [--state-floor [--floor-variants name,name]] [--baseline DIR]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,10 @@ const STARTUP_REPS = Number(arg('startup-reps', '15'));
 // The scale runs install what `install` installs here (the single executable), or the wrapper.
 const FORM = arg('form', 'executable');
 const STATE_FLOOR = process.argv.includes('--state-floor');
+// --baseline DIR: another build of ours (DIR holds its dist/provider: provider.cjs and
+// provider-main.cjs, e.g. built from an earlier commit in a worktree), run as one more variant
+// against the same Host, to measure a change side by side in one run.
+const BASELINE = arg('baseline') ? path.resolve(arg('baseline'), 'provider.cjs') : undefined;
 const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
@@ -54,13 +59,25 @@ const NULL_PROVIDER = path.join(
 );
 const STATE_FLOOR_DIR = path.join(root, '.tools/state-floor');
 // The state floor's variants: our schema as it is, and without each part that core works hardest on.
-const STATE_FLOOR_VARIANTS = {
+// The conditions are one JSON string since state version 1; 'conditions as a list' is the first
+// release's shape (a list of six-attribute objects), kept to show what the change saved.
+const CONDITIONS_LIST = {
+  type: ['list', ['object', { type: 'string', status: 'string', reason: 'string', message: 'string', host_reason: 'string', last_transition_time: 'string' }]],
+  description_kind: 'plain',
+  computed: true,
+};
+const ALL_STATE_FLOOR_VARIANTS = {
   'state floor': { dropAttributes: [], dropIdentity: false },
   'without identity': { dropAttributes: [], dropIdentity: true },
   'without form_ref': { dropAttributes: ['form_ref'], dropIdentity: false },
-  'without conditions': { dropAttributes: ['conditions'], dropIdentity: false },
-  'without all three': { dropAttributes: ['form_ref', 'conditions'], dropIdentity: true },
+  'without conditions': { dropAttributes: ['conditions_json'], dropIdentity: false },
+  'without all three': { dropAttributes: ['form_ref', 'conditions_json'], dropIdentity: true },
+  'conditions as a list': { dropAttributes: ['conditions_json'], dropIdentity: false, addAttributes: { conditions: CONDITIONS_LIST } },
 };
+// --floor-variants 'state floor,conditions as a list': only those (a shorter run).
+const STATE_FLOOR_VARIANTS = Object.fromEntries(
+  Object.entries(ALL_STATE_FLOOR_VARIANTS).filter(([name]) => !arg('floor-variants') || arg('floor-variants').split(',').includes(name)),
+);
 const COOKIE = 'd602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2';
 
 const median = (xs) => {
@@ -263,8 +280,10 @@ function workspace(kind, n) {
   const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind.replace(/\W+/g, '-')}-${n}-`));
   let mirror = path.join(dir, 'mirror');
   let source = 'registry.takoform.dev/*/*';
-  if (kind === 'takoform')
-    execFileSync(process.execPath, [PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], { stdio: 'ignore' });
+  if (kind === 'takoform' || kind === 'baseline')
+    execFileSync(process.execPath, [kind === 'baseline' ? BASELINE : PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], {
+      stdio: 'ignore',
+    });
   if (kind === 'null') [mirror, source] = [path.join(NULL_DIR, 'mirror'), 'registry.terraform.io/hashicorp/null'];
   if (kind in STATE_FLOOR_VARIANTS) mirror = path.join(STATE_FLOOR_DIR, 'mirror');
   const rc = path.join(dir, 'tofurc');
@@ -274,7 +293,7 @@ function workspace(kind, n) {
   );
   const work = path.join(dir, 'work');
   mkdirSync(work);
-  if (kind === 'takoform' || kind in STATE_FLOOR_VARIANTS) {
+  if (kind === 'takoform' || kind === 'baseline' || kind in STATE_FLOOR_VARIANTS) {
     cpSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), path.join(work, '.takoform.lock.json'));
     writeFileSync(path.join(work, 'main.tf'), oursConfiguration(n));
   } else if (kind === 'null') {
@@ -295,7 +314,7 @@ function workspace(kind, n) {
 
 async function scale(kind, n) {
   const { dir, work, rc } = workspace(kind, n);
-  const host = kind === 'takoform' ? await startHost(dir) : undefined;
+  const host = kind === 'takoform' || kind === 'baseline' ? await startHost(dir) : undefined;
   const stats = path.join(dir, 'provider-stats.jsonl');
   const env = {
     PATH: process.env.PATH,
@@ -401,6 +420,7 @@ function prepareStateFloor() {
     const provider = Object.values(copy.provider_schemas)[0];
     const attributes = provider.resource_schemas.takoform_range_sequence.block.attributes;
     for (const a of variant.dropAttributes) delete attributes[a];
+    Object.assign(attributes, variant.addAttributes ?? {});
     if (variant.dropIdentity) delete provider.resource_identity_schemas.takoform_range_sequence;
     schemaFiles[name] = path.join(STATE_FLOOR_DIR, `schema-${name.replace(/\W+/g, '-')}.json`);
     writeFileSync(schemaFiles[name], JSON.stringify(copy));
@@ -422,6 +442,7 @@ async function main() {
   execFileSync(path.join(root, 'scripts/install-null-provider'), { stdio: ['ignore', 'ignore', 'inherit'] });
   const results = {
     form: FORM,
+    ...(BASELINE ? { baseline: arg('baseline') } : {}),
     loadAverage: { start: (await import('node:os')).loadavg() },
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
     startup: await startup(),
@@ -429,7 +450,13 @@ async function main() {
   };
   if (STATE_FLOOR) prepareStateFloor();
   for (const n of SIZES) {
-    const runs = { takoform: [], null: [], floor: [], ...(STATE_FLOOR ? Object.fromEntries(Object.keys(STATE_FLOOR_VARIANTS).map((k) => [k, []])) : {}) };
+    const runs = {
+      takoform: [],
+      null: [],
+      floor: [],
+      ...(BASELINE ? { baseline: [] } : {}),
+      ...(STATE_FLOOR ? Object.fromEntries(Object.keys(STATE_FLOOR_VARIANTS).map((k) => [k, []])) : {}),
+    };
     const reps = n >= 3000 ? 1 : REPS; // the largest point runs once (minutes per variant)
     for (let r = 0; r < reps; r++) {
       // Alternate the variants so drift in machine load hits all alike.
@@ -466,6 +493,18 @@ async function main() {
         providerHandshakeCpuMs: med('takoform', 'providerHandshakeCpuMs'),
         providerFirstRpcMs: med('takoform', 'providerFirstRpcMs'),
         rpcs: runs.takoform[0][s].rpcs,
+        ...(BASELINE
+          ? {
+              baseline: {
+                seconds: med('baseline', 'seconds'),
+                nullRatio: med('baseline', 'seconds') / med('null', 'seconds'),
+                coreCpuSeconds: med('baseline', 'coreCpuSeconds'),
+                coreAllocatedMb: med('baseline', 'coreAllocatedMb'),
+                providerCpuSeconds: med('baseline', 'providerCpuSeconds'),
+                hostCpuSeconds: med('baseline', 'hostCpuSeconds'),
+              },
+            }
+          : {}),
         ...(STATE_FLOOR
           ? {
               stateFloor: Object.fromEntries(
@@ -522,6 +561,17 @@ function markdown(r) {
       .map(([n, steps]) => `N = ${n}: ${f(median(Object.values(steps).map((x) => x.providerFirstRpcMs)), 0)} ms`)
       .join(', ') +
     '\n';
+  if (Object.values(r.scale).some((steps) => steps.apply.baseline)) {
+    t += `\nBaseline (--baseline ${r.baseline}): another build of ours against the same Host, in the same alternation. Time ÷ null_resource's in the same run.\n\n`;
+    t +=
+      '| N | command | ours ÷ null | baseline ÷ null | ours ÷ baseline | core CPU ours / baseline (s) | core alloc ours / baseline (MB) | provider CPU ours / baseline (s) | Host CPU ours / baseline (s) |\n|---|---|---|---|---|---|---|---|---|\n';
+    for (const [n, steps] of Object.entries(r.scale)) {
+      for (const [s, x] of Object.entries(steps)) {
+        const b = x.baseline;
+        t += `| ${n} | ${s} | **${f(x.nullRatio)}** | ${f(b.nullRatio)} | ${f(x.oursSeconds / b.seconds)} | ${f(x.coreCpuSeconds)} / ${f(b.coreCpuSeconds)} | ${f(x.coreAllocatedMb, 0)} / ${f(b.coreAllocatedMb, 0)} | ${f(x.providerCpuSeconds)} / ${f(b.providerCpuSeconds)} | ${f(x.hostCpuSeconds)} / ${f(b.hostCpuSeconds)} |\n`;
+      }
+    }
+  }
   if (Object.values(r.scale).some((steps) => steps.apply.stateFloor)) {
     const names = Object.keys(STATE_FLOOR_VARIANTS);
     t += `\nState floor (--state-floor): a Go provider with our schema, identity and state that does no work (scripts/bench-state-floor), its package padded to the bytes of ours; and the same without parts of our state. Time ÷ null_resource's in the same run; core CPU and allocation as above.\n\n`;

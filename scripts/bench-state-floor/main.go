@@ -257,7 +257,7 @@ func (s *stub) PlanResourceChange(_ context.Context, r *tfprotov6.PlanResourceCh
 		var attrs map[string]tftypes.Value
 		proposed.As(&attrs)
 		ot := typ.(tftypes.Object)
-		for _, k := range []string{"id", "uid", "generation", "revision", "conditions", "ready", "outputs_json", "pending_operation", "mode"} {
+		for _, k := range []string{"id", "uid", "generation", "revision", "conditions", "conditions_json", "ready", "outputs_json", "pending_operation", "mode"} {
 			if t, ok := ot.AttributeTypes[k]; ok && (k != "mode" || attrs[k].IsNull()) {
 				attrs[k] = tftypes.NewValue(t, tftypes.UnknownValue)
 			}
@@ -361,6 +361,9 @@ func (s *stub) create(typeName string, typ tftypes.Type, planned tftypes.Value) 
 	if !attrs["mode"].IsKnown() {
 		set("mode", "safe")
 	}
+	// Our state keeps the conditions as one JSON string; the 'conditions as a list' variant as
+	// the first release did.
+	set("conditions_json", `[{"lastTransitionTime":"`+time.Now().UTC().Format(time.RFC3339)+`","reason":"Available","status":"True","type":"Ready"}]`)
 	if t, ok := ot.AttributeTypes["conditions"]; ok {
 		ct := t.(tftypes.List).ElementType.(tftypes.Object)
 		cond := tftypes.NewValue(ct, map[string]tftypes.Value{"type": str("Ready"), "status": str("True"), "reason": str("Available"), "message": str(nil), "host_reason": str(nil), "last_transition_time": str(time.Now().UTC().Format(time.RFC3339))})

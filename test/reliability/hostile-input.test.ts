@@ -150,14 +150,38 @@ describe('concrete hostile inputs through the plugin process', () => {
     expect((await plugin.getProviderSchema()).resource_schemas[sequence.typeName]).toBeDefined();
   });
 
-  it('refuses stored state that is not a JSON object, and hands a good one back byte for byte', async () => {
-    for (const bad of ['{"name":', '[1,2,3]', '']) {
-      const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 0, raw_state: { json: Buffer.from(bad) } });
-      expect(errorsOf(res.diagnostics).map((d) => d.summary)).toEqual(['Unreadable resource state']);
+  it('refuses stored state that is not a JSON object, and hands a current one back byte for byte', async () => {
+    for (const version of [0, 1]) {
+      for (const bad of ['{"name":', '[1,2,3]', '']) {
+        const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version, raw_state: { json: Buffer.from(bad) } });
+        expect(errorsOf(res.diagnostics).map((d) => d.summary)).toEqual(['Unreadable resource state']);
+      }
     }
     const good = Buffer.from('{"name":"x","lower":1e400,"upper":2}');
-    const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 0, raw_state: { json: good } });
+    const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 1, raw_state: { json: good } });
     expect(res.diagnostics).toEqual([]);
     expect(Buffer.from(res.upgraded_state!.json).equals(good)).toBe(true);
+  });
+
+  it('refuses a version 0 state it cannot rewrite exactly, naming why, and keeps serving', async () => {
+    const cases: [string, RegExp][] = [
+      ['{"name":"x","lower":1e400,"conditions":[]}', /not strict JSON/],
+      ['{"name":"x","name":"y","conditions":[]}', /not strict JSON/],
+      ['{"name":"x","conditions":{"type":"Ready"}}', /`conditions` is not a list/],
+      [
+        '{"name":"x","conditions":[{"type":"Ready","status":"Maybe","reason":"Available","last_transition_time":"2026-12-01T00:00:00Z"}]}',
+        /`conditions\[0\]` is not a condition/,
+      ],
+    ];
+    for (const [json, why] of cases) {
+      const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 0, raw_state: { json: Buffer.from(json) } });
+      const errors = errorsOf(res.diagnostics);
+      expect(errors.map((d) => d.summary)).toEqual(['Unreadable resource state']);
+      expect(errors[0]!.detail).toMatch(why);
+      expect(errors[0]!.detail).toMatch(/schema version 0/);
+    }
+    const newer = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 2, raw_state: { json: Buffer.from('{}') } });
+    expect(errorsOf(newer.diagnostics).map((d) => d.summary)).toEqual(['State written by a newer provider']);
+    expect(plugin.alive()).toBe(true);
   });
 });

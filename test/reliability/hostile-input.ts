@@ -930,7 +930,7 @@ async function genericRoute(ctx: Context, form: FormData, spec: JsonObject, host
   if (hostVerdict.length === 0 && specRefusals.length > 0)
     problems.push(`${GENERIC_TYPE_NAME} refused a spec the Host's schema accepts: ${specRefusals.map(oneLine).join('; ')}`);
   if (refused.length > 0 || !form.onHost) return problems;
-  const computedOnly = new Set(['spec_json', 'id', 'uid', 'generation', 'revision', 'conditions', 'ready', 'outputs_json', 'pending_operation']);
+  const computedOnly = new Set(['spec_json', 'id', 'uid', 'generation', 'revision', 'conditions_json', 'ready', 'outputs_json', 'pending_operation']);
   const proposed = objectValue(
     Object.entries(config).map(([k, val]): [string, TfValue] => [k, computedOnly.has(k) || (k === 'space' && val === null) ? UNKNOWN : val]),
   );

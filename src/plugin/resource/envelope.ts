@@ -9,6 +9,7 @@ import type { TfAttribute } from '../schema/tf-schema.js';
 import { T } from '../values/tf-type.js';
 import { isUnknown, objectValue, type TfObject, type TfValue } from '../values/tf-value.js';
 
+/** The typed shape of one condition, as the `takoform_resource` data source reports it. */
 export const CONDITION_TYPE = T.object({
   type: T.string,
   status: T.string,
@@ -42,7 +43,14 @@ export const ENVELOPE_ATTRIBUTES = {
     computedString('revision', 'Representation revision; moves on every change, including status.'),
   ] as readonly TfAttribute[],
   observed: [
-    { name: 'conditions', type: T.list(CONDITION_TYPE), computed: true, description: 'Status conditions reported by the Host.' },
+    // One string rather than a list of objects: every copy core makes of a state instance
+    // carries it, and a list of six-attribute objects cost core ~10-20 % of a plan or destroy
+    // of a thousand resources (docs/performance.md, "The state floor"). Same values, as
+    // outputs_json keeps the outputs; `ready` is the attribute to gate on.
+    computedString(
+      'conditions_json',
+      'Canonical JSON of the status conditions reported by the Host (`status.conditions`: `type`, `status`, `reason`, `lastTransitionTime`, and `message`, `hostReason` when set); read with `jsondecode`.',
+    ),
     { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
     computedString('outputs_json', 'Canonical JSON of the Host outputs (`status.outputs`), `{}` when the Form has none.'),
     computedString(
@@ -53,7 +61,7 @@ export const ENVELOPE_ATTRIBUTES = {
 } as const;
 
 /** Attributes a change of the desired spec may move (planned unknown until the Host answers). */
-export const COMPUTED_ON_CHANGE = ['generation', 'revision', 'conditions', 'ready', 'outputs_json', 'pending_operation'] as const;
+export const COMPUTED_ON_CHANGE = ['generation', 'revision', 'conditions_json', 'ready', 'outputs_json', 'pending_operation'] as const;
 /** Attributes only a new incarnation changes. */
 export const COMPUTED_ON_CREATE = ['id', 'uid'] as const;
 
@@ -108,12 +116,17 @@ export function envelopeValues(resource: ResourceResponse): {
       ['revision', m.revision],
     ],
     observed: [
-      ['conditions', conditionValues(resource.status.conditions)],
+      ['conditions_json', conditionsJson(resource.status.conditions)],
       ['ready', resource.status.conditions.find((c) => c.type === 'Ready')?.status === 'True'],
       ['outputs_json', canonicalJson(resource.status.outputs ?? {})],
       ['pending_operation', null],
     ],
   };
+}
+
+/** The `conditions_json` of a resource: canonical JSON of the conditions as the Host sent them. */
+export function conditionsJson(conditions: readonly Condition[]): string {
+  return canonicalJson(conditions);
 }
 
 export function conditionValues(conditions: readonly Condition[]): TfObject[] {
@@ -140,7 +153,7 @@ export function pendingEnvelope(prior: TfObject | null, formRef: FormRef, space:
     uid,
     generation: known(prior?.generation, ''),
     revision: known(prior?.revision, ''),
-    conditions: known(prior?.conditions, []),
+    conditions_json: known(prior?.conditions_json, '[]'),
     ready: false,
     outputs_json: known(prior?.outputs_json, '{}'),
     pending_operation: operationId,

@@ -31,12 +31,11 @@ import { conditionValues, CONDITION_TYPE, ENVELOPE_ATTRIBUTES, envelopeValues, s
 import { sameValue, withTimeouts } from './lifecycle/common.js';
 import type { ResourcePrivate } from './lifecycle/resource-private.js';
 import type { ImportTarget, KindTraits, ResourceKind } from './resource-kind.js';
+import { RESOURCE_STATE_VERSION } from './state-upgrade.js';
 import { invalidDuration, TIMEOUTS_BLOCK } from './timeouts.js';
 import { resourceNameProblem, spaceIdProblem } from '../../common/grammar.js';
 
 export { CONDITION_TYPE, conditionValues, stateId };
-
-export const STATE_SCHEMA_VERSION = 0;
 
 const TYPED_TRAITS: KindTraits = { identity: true, specShape: 'attributes' };
 
@@ -71,7 +70,7 @@ export class FormResourceType implements ResourceKind {
     const ref = form.formRef;
     const computedString = (name: string, description: string) => ({ name, type: T.string, computed: true, description });
     this.schema = {
-      version: STATE_SCHEMA_VERSION,
+      version: RESOURCE_STATE_VERSION,
       block: {
         description: `${form.title}. Form \`${ref.apiVersion}/${ref.kind}\` version \`${ref.definitionVersion}\` (\`${ref.schemaDigest}\`).${form.description ? `\n\n${form.description}` : ''}`,
         attributes: [

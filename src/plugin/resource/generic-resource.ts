@@ -23,6 +23,7 @@ import type { FormResourceType } from './form-resource-type.js';
 import { withTimeouts } from './lifecycle/common.js';
 import type { ResourcePrivate } from './lifecycle/resource-private.js';
 import type { ImportTarget, KindTraits, ResourceKind } from './resource-kind.js';
+import { RESOURCE_STATE_VERSION } from './state-upgrade.js';
 import { invalidDuration, TIMEOUTS_BLOCK } from './timeouts.js';
 
 export const GENERIC_TYPE_NAME = 'takoform_resource';
@@ -31,7 +32,7 @@ const required = (name: string, description: string) => ({ name, type: T.string,
 const FORM_REF_ATTRIBUTES = ['api_version', 'kind', 'definition_version', 'schema_digest'] as const;
 
 export const GENERIC_SCHEMA: TfSchema = {
-  version: 0,
+  version: RESOURCE_STATE_VERSION,
   block: {
     description:
       'Any Form the Host offers, named by its exact FormRef, with the spec as written. Prefer the typed resource types from the catalog; `moved` blocks convert between this type and the typed one of the same FormRef.',

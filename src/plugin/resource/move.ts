@@ -8,15 +8,25 @@ import { toSpec } from '../schema/form-mapping.js';
 import { decodeStateJson } from '../values/state-json.js';
 import { isObjectValue, objectValue, type TfObject } from '../values/tf-value.js';
 import type { FormResourceType } from './form-resource-type.js';
+import { RESOURCE_STATE_VERSION, upgradeStateJson } from './state-upgrade.js';
 import { formRefOf, genericFromHostSpec, GENERIC_TYPE, GENERIC_TYPE_NAME } from './generic-resource.js';
 
 export function moveState(
   sourceType: string,
+  sourceVersion: number,
   sourceJson: Buffer | undefined,
   target: { generic: true } | { generic: false; rt: FormResourceType },
   typedSource: FormResourceType | undefined,
 ): { state: TfObject | null; diagnostics: Diagnostic[] } {
-  const raw = sourceJson && sourceJson.length ? (JSON.parse(sourceJson.toString('utf8')) as unknown) : null;
+  if (!sourceJson || sourceJson.length === 0) return { state: null, diagnostics: [errorDiag('Nothing to move', `The ${sourceType} state is empty.`)] };
+  if (sourceVersion > RESOURCE_STATE_VERSION) {
+    const detail = `The ${sourceType} state has schema version ${sourceVersion}; this provider writes version ${RESOURCE_STATE_VERSION}. Upgrade the provider.`;
+    return { state: null, diagnostics: [errorDiag('State written by a newer provider', detail)] };
+  }
+  // A source written under an older version is read in the current shape first.
+  const upgraded = upgradeStateJson(sourceJson, sourceVersion);
+  if ('problem' in upgraded) return { state: null, diagnostics: [errorDiag('Cannot move', `The ${sourceType} state is ${upgraded.problem}.`)] };
+  const raw = upgraded.state;
   if (!raw) return { state: null, diagnostics: [errorDiag('Nothing to move', `The ${sourceType} state is empty.`)] };
   if (sourceType === GENERIC_TYPE_NAME && !target.generic) {
     const rt = target.rt;
@@ -45,7 +55,7 @@ export function moveState(
       ['generation', src.generation],
       ['revision', src.revision],
       ['form_ref', rt.formRefValue()],
-      ['conditions', src.conditions],
+      ['conditions_json', src.conditions_json],
       ['ready', src.ready],
       ['outputs_json', src.outputs_json],
       ['pending_operation', src.pending_operation ?? null],
@@ -74,7 +84,7 @@ export function moveState(
         ['uid', src.uid ?? null],
         ['generation', src.generation ?? null],
         ['revision', src.revision ?? null],
-        ['conditions', src.conditions ?? []],
+        ['conditions_json', src.conditions_json ?? '[]'],
         ['ready', src.ready ?? false],
         ['outputs_json', src.outputs_json ?? '{}'],
         ['pending_operation', src.pending_operation ?? null],

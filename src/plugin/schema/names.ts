@@ -12,7 +12,10 @@ export const ENVELOPE_ATTRIBUTES = [
   'generation',
   'revision',
   'form_ref',
+  // `conditions` is the envelope's name before state version 1; still reserved so that a Form
+  // field of that name keeps the attribute name it had (`spec_conditions`).
   'conditions',
+  'conditions_json',
   'ready',
   'outputs_json',
   'timeouts',

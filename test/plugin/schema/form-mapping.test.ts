@@ -35,7 +35,7 @@ describe('RangeSequence mapping', () => {
   it('has the envelope attributes', () => {
     expect(attr(rt, 'name')).toMatchObject({ required: true });
     expect(attr(rt, 'space')).toMatchObject({ optional: true, computed: true });
-    for (const a of ['id', 'uid', 'generation', 'revision', 'form_ref', 'conditions', 'ready', 'outputs_json']) expect(attr(rt, a)?.computed).toBe(true);
+    for (const a of ['id', 'uid', 'generation', 'revision', 'form_ref', 'conditions_json', 'ready', 'outputs_json']) expect(attr(rt, a)?.computed).toBe(true);
   });
   it('round-trips a spec and refuses non-integers for integer properties', () => {
     const values = fromSpec(rt.fields, { lower: 3, upper: 6, mode: 'safe' });

@@ -12,6 +12,7 @@ import { planChange } from '../../resource/lifecycle/plan.js';
 import { readResource } from '../../resource/lifecycle/read.js';
 import { moveState } from '../../resource/move.js';
 import type { ResourceKind } from '../../resource/resource-kind.js';
+import { upgradeStateJson } from '../../resource/state-upgrade.js';
 import type { TfObject } from '../../values/tf-value.js';
 import { identityFromProto, identityToProto, privateFromProto, privateToProto, toProtoDiagnostics, toProtoPaths } from '../convert.js';
 import { decodeObject, encodeDynamic } from '../dynamic-value.js';
@@ -65,11 +66,20 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
         const detail = `${req.type_name} state has schema version ${version}; this provider writes version ${kind.schema.version}. Upgrade the provider.`;
         return { diagnostics: toProtoDiagnostics([errorDiag('State written by a newer provider', detail)]) };
       }
+      const json = req.raw_state?.json ?? Buffer.alloc(0);
+      if (version < kind.schema.version) {
+        // An older state (state-upgrade.ts lists the versions): rewritten once into the current shape.
+        const upgraded = upgradeStateJson(json, version);
+        if ('problem' in upgraded) {
+          const detail = `The stored state of this ${req.type_name} (schema version ${version}) is ${upgraded.problem}, so it cannot be upgraded to version ${kind.schema.version}. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it again.`;
+          return { diagnostics: toProtoDiagnostics([errorDiag('Unreadable resource state', detail)]) };
+        }
+        return { upgraded_state: { json: Buffer.from(JSON.stringify(upgraded.state)) }, diagnostics: [] };
+      }
       // Same schema version: hand the JSON back untouched. Core decodes it with the current
       // schema, losslessly (a JSON.parse round trip would turn 1e400 into Infinity). Parsing
       // here only checks it: state that is not a JSON object is refused with a diagnostic
       // instead of being handed to core as if it were an upgraded state.
-      const json = req.raw_state?.json ?? Buffer.alloc(0);
       const unreadable = stateJsonProblem(json);
       if (unreadable) {
         const detail = `The stored state of this ${req.type_name} is ${unreadable}, so it cannot be upgraded. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it again.`;
@@ -154,7 +164,13 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
       const toGeneric = req.target_type_name === GENERIC_TYPE_NAME;
       const target = toGeneric ? undefined : provider.typed(req.target_type_name);
       const typedSource = req.source_type_name === GENERIC_TYPE_NAME ? undefined : provider.resourceTypes.get(req.source_type_name);
-      const result = moveState(req.source_type_name, req.source_state?.json, target ? { generic: false, rt: target } : { generic: true }, typedSource);
+      const result = moveState(
+        req.source_type_name,
+        Number(req.source_schema_version),
+        req.source_state?.json,
+        target ? { generic: false, rt: target } : { generic: true },
+        typedSource,
+      );
       if (!result.state) return { diagnostics: toProtoDiagnostics(result.diagnostics) };
       return {
         target_state: encodeDynamic(result.state, target ? target.valueType : GENERIC_TYPE),

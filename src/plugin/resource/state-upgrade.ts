@@ -1,0 +1,77 @@
+// Resource state versions, and how a state written under an older one becomes the current one
+// (UpgradeResourceState, and MoveResourceState from an older source). Every resource type of
+// this provider, typed or generic, shares one envelope and so one version history:
+//
+//   0  the first release: the Host's conditions as a list of objects, `conditions`
+//      (`type`, `status`, `reason`, `message`, `host_reason`, `last_transition_time`);
+//   1  the same conditions as one string of canonical JSON, `conditions_json`, in the Host's
+//      own shape (envelope.ts says why).
+//
+// The upgrade works on the JSON object core stores, so it needs the values exactly: it is read
+// as strict I-JSON, which refuses what JSON.parse would silently change (a duplicate member, a
+// number beyond a double). Every value this provider writes in a state came from the Host, which
+// holds only I-JSON, so only a state edited by hand can be refused, and it is refused with a
+// diagnostic rather than upgraded into something else.
+import type { Condition } from '../../host-client/index.js';
+import { parseIJson } from '../../common/ijson.js';
+import { conditionsJson } from './envelope.js';
+
+/** The state version every resource type writes. */
+export const RESOURCE_STATE_VERSION = 1;
+
+/** `state` null: a stored null (no object to upgrade), handed on as null. */
+export type UpgradeResult = { readonly state: Record<string, unknown> | null } | { readonly problem: string };
+
+/** Reads a stored state (RawState.json) of `version` and returns it in the current version. */
+export function upgradeStateJson(json: Uint8Array, version: number): UpgradeResult {
+  let value: unknown;
+  try {
+    value = parseIJson(json);
+  } catch (e) {
+    return { problem: `not strict JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+  if (value === null) return { state: null };
+  if (typeof value !== 'object' || Array.isArray(value)) return { problem: 'not a JSON object' };
+  return upgradeStateObject(value as Record<string, unknown>, version);
+}
+
+/** The same, for a state already parsed. */
+export function upgradeStateObject(state: Record<string, unknown>, version: number): UpgradeResult {
+  let current = state;
+  if (version < 1) {
+    const converted = conditionsFromVersion0(current.conditions);
+    if (typeof converted !== 'string' && converted !== null) return converted;
+    const { conditions: _dropped, ...rest } = current;
+    current = { ...rest, conditions_json: converted };
+  }
+  return { state: current };
+}
+
+/** Version 0's `conditions` list as version 1's `conditions_json` (null stays null). */
+function conditionsFromVersion0(value: unknown): string | null | { problem: string } {
+  if (value === null || value === undefined) return null;
+  if (!Array.isArray(value)) return { problem: '`conditions` is not a list' };
+  const conditions: Condition[] = [];
+  for (const [i, item] of value.entries()) {
+    const c = item as Record<string, unknown> | null;
+    const text = (k: string) => (typeof c?.[k] === 'string' ? (c[k] as string) : undefined);
+    const type = text('type');
+    const status = text('status');
+    const reason = text('reason');
+    const lastTransitionTime = text('last_transition_time');
+    if (!type || (status !== 'True' && status !== 'False' && status !== 'Unknown') || !reason || !lastTransitionTime) {
+      return { problem: `\`conditions[${i}]\` is not a condition` };
+    }
+    const message = text('message');
+    const hostReason = text('host_reason');
+    conditions.push({
+      type,
+      status,
+      reason,
+      lastTransitionTime,
+      ...(message !== undefined ? { message } : {}),
+      ...(hostReason !== undefined ? { hostReason } : {}),
+    });
+  }
+  return conditionsJson(conditions);
+}

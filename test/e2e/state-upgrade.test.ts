@@ -1,0 +1,171 @@
+// State written by the first release (state version 0: the Host's conditions as a list of
+// objects, `conditions`) read by this one (version 1: the same conditions as one JSON string,
+// `conditions_json`), through real tofu and terraform: core asks UpgradeResourceState for a
+// stored instance and MoveResourceState for a moved one, and neither may plan a change, lose a
+// value or touch the Host resource.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
+import { startHostProcess, type HostProcess } from '../support/host-process.js';
+import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { PROVIDER_BLOCK } from '../support/hcl.js';
+import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
+
+const TYPED = `resource "takoform_range_sequence" "first" {
+  name  = "upgrade-first"
+  lower = 1
+  upper = 3
+}
+resource "takoform_range_sequence" "second" {
+  name  = "upgrade-second"
+  lower = takoform_range_sequence.first.upper
+  upper = takoform_range_sequence.first.upper + 4
+}
+output "first_ready_reason" {
+  value = [for c in jsondecode(takoform_range_sequence.first.conditions_json) : c.reason if c.type == "Ready"][0]
+}
+`;
+const generic = (name: string) => `resource "takoform_resource" "g" {
+  api_version        = "resources.publisher.example"
+  kind               = "RangeSequence"
+  definition_version = "0.1.0"
+  schema_digest      = "${RANGE_SEQUENCE_REF.schemaDigest}"
+  name               = "${name}"
+  spec               = { lower = 2, upper = 5 }
+}
+`;
+const typedMoved = (name: string) => `resource "takoform_range_sequence" "g" {
+  name  = "${name}"
+  lower = 2
+  upper = 5
+}
+moved {
+  from = takoform_resource.g
+  to   = takoform_range_sequence.g
+}
+`;
+
+interface StateInstance {
+  schema_version: number;
+  attributes: Record<string, unknown>;
+}
+interface StateFile {
+  serial: number;
+  resources: { type: string; name: string; instances: StateInstance[] }[];
+}
+
+/** Rewrites every instance of ours in the state file as the first release wrote it. */
+function rewriteAsVersion0(file: string): void {
+  const state = JSON.parse(readFileSync(file, 'utf8')) as StateFile;
+  for (const r of state.resources) {
+    if (!r.type.startsWith('takoform_')) continue;
+    for (const i of r.instances) {
+      const { conditions_json: json, ...rest } = i.attributes;
+      const conditions = (JSON.parse(json as string) as Record<string, string>[]).map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+        message: c.message ?? null,
+        host_reason: c.hostReason ?? null,
+        last_transition_time: c.lastTransitionTime,
+      }));
+      i.schema_version = 0;
+      i.attributes = { ...rest, conditions };
+    }
+  }
+  state.serial += 1;
+  writeFileSync(file, JSON.stringify(state, null, 2));
+}
+
+function instancesOf(file: string): Record<string, StateInstance> {
+  const state = JSON.parse(readFileSync(file, 'utf8')) as StateFile;
+  return Object.fromEntries(state.resources.flatMap((r) => r.instances.map((i) => [`${r.type}.${r.name}`, i] as const)));
+}
+
+describe.each(['tofu', 'terraform'] as const)('state written by the first release, read through %s', (cli) => {
+  let host: HostProcess;
+  let ws: TofuWorkspace;
+  let api: HostApi;
+  const stateFile = () => path.join(ws.dir, 'terraform.tfstate');
+  const tf = (body: string) => writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + body);
+  const plan = () => ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']);
+  beforeAll(async () => {
+    host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
+    ws = createWorkspace(
+      { 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') },
+      host,
+      'demo',
+      cli,
+    );
+    api = new HostApi(host.url, host.token);
+    await ws.ok(['init', '-input=false', '-no-color']);
+  });
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it('keeps the conditions as one JSON string that configurations decode', async () => {
+    tf(TYPED);
+    const applied = await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect(applied.stdout).toMatch(/first_ready_reason = "Available"/);
+    const first = instancesOf(stateFile())['takoform_range_sequence.first']!;
+    expect(first.schema_version).toBe(1);
+    expect(first.attributes.conditions).toBeUndefined();
+    const onHost = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-first')).body;
+    expect(JSON.parse(first.attributes.conditions_json as string)).toEqual(onHost.status.conditions);
+  });
+
+  it('upgrades version 0 instances in place: no change planned, the same conditions, the Host untouched', async () => {
+    const before = instancesOf(stateFile());
+    const revisions = [
+      (await api.read(RANGE_SEQUENCE_REF, 'upgrade-first')).body.metadata.revision,
+      (await api.read(RANGE_SEQUENCE_REF, 'upgrade-second')).body.metadata.revision,
+    ];
+    rewriteAsVersion0(stateFile());
+    expect(instancesOf(stateFile())['takoform_range_sequence.first']!.schema_version).toBe(0);
+    const p = await plan();
+    expect(p.code, p.stdout + p.stderr).toBe(0);
+    await ws.ok(['apply', '-refresh-only', '-auto-approve', '-input=false', '-no-color']);
+    const after = instancesOf(stateFile());
+    for (const address of ['takoform_range_sequence.first', 'takoform_range_sequence.second']) {
+      expect(after[address]!.schema_version).toBe(1);
+      expect(after[address]!.attributes).toEqual(before[address]!.attributes);
+    }
+    expect([
+      (await api.read(RANGE_SEQUENCE_REF, 'upgrade-first')).body.metadata.revision,
+      (await api.read(RANGE_SEQUENCE_REF, 'upgrade-second')).body.metadata.revision,
+    ]).toEqual(revisions);
+  });
+
+  it('tells a configuration that still reads `conditions` which attribute it names', async () => {
+    tf(TYPED + `output "old" {\n  value = takoform_range_sequence.first.conditions[0].reason\n}\n`);
+    const v = await ws.run(['validate', '-no-color']);
+    expect(v.code).toBe(1);
+    expect(v.stderr + v.stdout).toMatch(/Unsupported attribute/);
+    expect(v.stderr + v.stdout).toMatch(/conditions/);
+    tf(TYPED);
+  });
+
+  it('moves a version 0 takoform_resource to the typed type without a change', async () => {
+    tf(TYPED + generic('upgrade-moved'));
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const before = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body;
+    const conditionsBefore = instancesOf(stateFile())['takoform_resource.g']!.attributes.conditions_json;
+    rewriteAsVersion0(stateFile());
+    tf(TYPED + typedMoved('upgrade-moved'));
+    const p = await ws.run(['plan', '-input=false', '-no-color']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toMatch(/has moved to takoform_range_sequence\.g/);
+    expect(p.stdout).toMatch(/No changes|Plan: 0 to add, 0 to change, 0 to destroy/);
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const moved = instancesOf(stateFile())['takoform_range_sequence.g']!;
+    expect(moved.schema_version).toBe(1);
+    expect(moved.attributes.conditions_json).toBe(conditionsBefore);
+    const after = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body;
+    expect([after.metadata.uid, after.metadata.revision]).toEqual([before.metadata.uid, before.metadata.revision]);
+    expect((await plan()).code).toBe(0);
+    tf('');
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+  });
+});
