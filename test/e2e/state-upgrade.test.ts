@@ -147,7 +147,7 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     tf(TYPED);
   });
 
-  it('moves a version 0 takoform_resource to the typed type without a change', async () => {
+  it('moves a version 0 takoform_resource to the typed type and back without a change', async () => {
     tf(TYPED + generic('upgrade-moved'));
     await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
     const before = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body;
@@ -164,6 +164,14 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     expect(moved.attributes.conditions_json).toBe(conditionsBefore);
     const after = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body;
     expect([after.metadata.uid, after.metadata.revision]).toEqual([before.metadata.uid, before.metadata.revision]);
+    expect((await plan()).code).toBe(0);
+    // And back: a version 0 typed source moved to takoform_resource.
+    rewriteAsVersion0(stateFile());
+    tf(TYPED + generic('upgrade-moved') + `moved {\n  from = takoform_range_sequence.g\n  to   = takoform_resource.g\n}\n`);
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    const back = instancesOf(stateFile())['takoform_resource.g']!;
+    expect([back.schema_version, back.attributes.conditions_json]).toEqual([1, conditionsBefore]);
+    expect((await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body.metadata.revision).toBe(before.metadata.revision);
     expect((await plan()).code).toBe(0);
     tf('');
     await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);

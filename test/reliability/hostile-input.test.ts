@@ -180,8 +180,39 @@ describe('concrete hostile inputs through the plugin process', () => {
       expect(errors[0]!.detail).toMatch(why);
       expect(errors[0]!.detail).toMatch(/schema version 0/);
     }
+    const one = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 0, raw_state: { json: Buffer.from('{"conditions":7}') } });
+    expect(errorsOf(one.diagnostics)[0]!.detail).toBe(
+      `The stored state of this ${sequence.typeName} (schema version 0) cannot be upgraded to version 1: its \`conditions\` is not a list. ` +
+        'Restore the state file from a backup, or remove the resource from state (`state rm`) and import it again.',
+    );
     const newer = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 2, raw_state: { json: Buffer.from('{}') } });
     expect(errorsOf(newer.diagnostics).map((d) => d.summary)).toEqual(['State written by a newer provider']);
+    expect(plugin.alive()).toBe(true);
+  });
+
+  it('refuses a moved source it cannot read, in both directions, naming the version and what to do', async () => {
+    const move = (source: string, target: string, version: number, json: string) =>
+      plugin.moveResourceState({
+        source_provider_address: 'registry.takoform.dev/takoform/takoform',
+        source_type_name: source,
+        source_schema_version: version,
+        source_state: { json: Buffer.from(json) },
+        target_type_name: target,
+      });
+    for (const [source, target] of [
+      [GENERIC_TYPE_NAME, sequence.typeName],
+      [sequence.typeName, GENERIC_TYPE_NAME],
+    ]) {
+      const bad = errorsOf((await move(source, target, 0, '{"conditions":[{"type":"Ready"}]}')).diagnostics);
+      expect(bad.map((d) => d.summary)).toEqual(['Cannot move']);
+      expect(bad[0]!.detail).toMatch(new RegExp(`^The ${source} state \\(schema version 0\\) cannot be read: its \`conditions\\[0\\]\` is not a condition`));
+      expect(bad[0]!.detail).toMatch(/state rm/);
+      const newer = errorsOf((await move(source, target, 2, '{}')).diagnostics);
+      expect(newer.map((d) => d.summary)).toEqual(['State written by a newer provider']);
+    }
+    // A source type takoform does not move from is named as such, whatever its version or bytes.
+    const other = errorsOf((await move('takoform_artifact', sequence.typeName, 7, 'not json')).diagnostics);
+    expect(other.map((d) => d.summary)).toEqual(['Unsupported move']);
     expect(plugin.alive()).toBe(true);
   });
 });

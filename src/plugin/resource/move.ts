@@ -18,6 +18,7 @@ export function moveState(
   target: { generic: true } | { generic: false; rt: FormResourceType },
   typedSource: FormResourceType | undefined,
 ): { state: TfObject | null; diagnostics: Diagnostic[] } {
+  if (!(sourceType === GENERIC_TYPE_NAME ? !target.generic : typedSource !== undefined && target.generic)) return unsupportedMove(sourceType);
   if (!sourceJson || sourceJson.length === 0) return { state: null, diagnostics: [errorDiag('Nothing to move', `The ${sourceType} state is empty.`)] };
   if (sourceVersion > RESOURCE_STATE_VERSION) {
     const detail = `The ${sourceType} state has schema version ${sourceVersion}; this provider writes version ${RESOURCE_STATE_VERSION}. Upgrade the provider.`;
@@ -25,7 +26,10 @@ export function moveState(
   }
   // A source written under an older version is read in the current shape first.
   const upgraded = upgradeStateJson(sourceJson, sourceVersion);
-  if ('problem' in upgraded) return { state: null, diagnostics: [errorDiag('Cannot move', `The ${sourceType} state is ${upgraded.problem}.`)] };
+  if ('problem' in upgraded) {
+    const detail = `The ${sourceType} state (schema version ${sourceVersion}) cannot be read: ${upgraded.problem}. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it under the new address.`;
+    return { state: null, diagnostics: [errorDiag('Cannot move', detail)] };
+  }
   const raw = upgraded.state;
   if (!raw) return { state: null, diagnostics: [errorDiag('Nothing to move', `The ${sourceType} state is empty.`)] };
   if (sourceType === GENERIC_TYPE_NAME && !target.generic) {
@@ -93,6 +97,10 @@ export function moveState(
       diagnostics: [],
     };
   }
+  return unsupportedMove(sourceType);
+}
+
+function unsupportedMove(sourceType: string): { state: null; diagnostics: Diagnostic[] } {
   return {
     state: null,
     diagnostics: [

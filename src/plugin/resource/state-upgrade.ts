@@ -7,11 +7,15 @@
 //   1  the same conditions as one string of canonical JSON, `conditions_json`, in the Host's
 //      own shape (envelope.ts says why).
 //
-// The upgrade works on the JSON object core stores, so it needs the values exactly: it is read
-// as strict I-JSON, which refuses what JSON.parse would silently change (a duplicate member, a
-// number beyond a double). Every value this provider writes in a state came from the Host, which
-// holds only I-JSON, so only a state edited by hand can be refused, and it is refused with a
-// diagnostic rather than upgraded into something else.
+// The upgrade works on the JSON object core stores. It is read as strict I-JSON, which refuses
+// what JSON.parse would silently change (a duplicate member, a number beyond a double). Numbers
+// are read as doubles: exact for every number this provider writes, since a Form's numbers must
+// be exact doubles (form-mapping.ts) and the Host holds only I-JSON; only a state edited by hand
+// could hold a finite number with more digits than a double keeps. A state that cannot be read
+// is refused with a diagnostic, never upgraded into something else.
+//
+// Version 1 also reserved the name `conditions_json`: a Form property that mapped to it before
+// is `spec_conditions_json` since, so its value moves there (names.ts).
 import type { Condition } from '../../host-client/index.js';
 import { parseIJson } from '../../common/ijson.js';
 import { conditionsJson } from './envelope.js';
@@ -28,10 +32,10 @@ export function upgradeStateJson(json: Uint8Array, version: number): UpgradeResu
   try {
     value = parseIJson(json);
   } catch (e) {
-    return { problem: `not strict JSON (${e instanceof Error ? e.message : String(e)})` };
+    return { problem: `it is not strict JSON (${e instanceof Error ? e.message : String(e)})` };
   }
   if (value === null) return { state: null };
-  if (typeof value !== 'object' || Array.isArray(value)) return { problem: 'not a JSON object' };
+  if (typeof value !== 'object' || Array.isArray(value)) return { problem: 'it is not a JSON object' };
   return upgradeStateObject(value as Record<string, unknown>, version);
 }
 
@@ -41,8 +45,8 @@ export function upgradeStateObject(state: Record<string, unknown>, version: numb
   if (version < 1) {
     const converted = conditionsFromVersion0(current.conditions);
     if (typeof converted !== 'string' && converted !== null) return converted;
-    const { conditions: _dropped, ...rest } = current;
-    current = { ...rest, conditions_json: converted };
+    const { conditions: _dropped, conditions_json: formField, ...rest } = current;
+    current = { ...rest, ...(formField !== undefined ? { spec_conditions_json: formField } : {}), conditions_json: converted };
   }
   return { state: current };
 }
@@ -50,7 +54,7 @@ export function upgradeStateObject(state: Record<string, unknown>, version: numb
 /** Version 0's `conditions` list as version 1's `conditions_json` (null stays null). */
 function conditionsFromVersion0(value: unknown): string | null | { problem: string } {
   if (value === null || value === undefined) return null;
-  if (!Array.isArray(value)) return { problem: '`conditions` is not a list' };
+  if (!Array.isArray(value)) return { problem: 'its `conditions` is not a list' };
   const conditions: Condition[] = [];
   for (const [i, item] of value.entries()) {
     const c = item as Record<string, unknown> | null;
@@ -60,7 +64,7 @@ function conditionsFromVersion0(value: unknown): string | null | { problem: stri
     const reason = text('reason');
     const lastTransitionTime = text('last_transition_time');
     if (!type || (status !== 'True' && status !== 'False' && status !== 'Unknown') || !reason || !lastTransitionTime) {
-      return { problem: `\`conditions[${i}]\` is not a condition` };
+      return { problem: `its \`conditions[${i}]\` is not a condition (type, status True, False or Unknown, reason, last_transition_time)` };
     }
     const message = text('message');
     const hostReason = text('host_reason');

@@ -18,6 +18,7 @@ export const ENVELOPE_ATTRIBUTES = [
   'conditions_json',
   'ready',
   'outputs_json',
+  'pending_operation',
   'timeouts',
 ] as const;
 export const TERRAFORM_RESERVED = ['count', 'for_each', 'provider', 'depends_on', 'lifecycle', 'connection', 'provisioner'] as const;

@@ -1,5 +1,7 @@
 // The state versions' rewrite on its own (the real CLI's view is test/e2e/state-upgrade.test.ts).
 import { describe, expect, it } from 'vitest';
+import type { Condition } from '../../../src/host-client/index.js';
+import { conditionsJson, conditionValues } from '../../../src/plugin/resource/envelope.js';
 import { RESOURCE_STATE_VERSION, upgradeStateJson, upgradeStateObject } from '../../../src/plugin/resource/state-upgrade.js';
 
 describe('upgrading a stored resource state', () => {
@@ -40,5 +42,38 @@ describe('upgrading a stored resource state', () => {
     expect('state' in r && JSON.stringify(r.state)).toBe(
       '{"lower":0.1,"upper":9007199254740991,"spec":{"value":{"a":[1.5e+300]},"type":["object",{"a":["list","number"]}]},"conditions_json":"[]"}',
     );
+  });
+
+  it('gives, for any conditions, exactly what this version writes from the same Host answer', () => {
+    // Version 0 wrote conditionValues(conditions) (still the data source's shape); version 1
+    // writes conditionsJson(conditions). The upgrade of the one must be the other, or the first
+    // refresh after it would show a change.
+    const at = '2026-12-01T00:00:00Z';
+    const sets: Condition[][] = [
+      [],
+      [{ type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: at }],
+      [
+        { type: 'Ready', status: 'False', reason: 'Provisioning', lastTransitionTime: at, message: 'waiting for "x"\n', hostReason: 'q' },
+        { type: 'Drifted', status: 'Unknown', reason: 'ExternalChange', lastTransitionTime: at, message: '' },
+        { type: 'Blocked', status: 'True', reason: 'DependencyMissing', lastTransitionTime: '2026-12-01T00:00:00.123+02:00', hostReason: 'ünïcode ✓' },
+      ],
+    ];
+    for (const conditions of sets) {
+      const v0 = JSON.parse(JSON.stringify({ conditions: conditionValues(conditions) })) as Record<string, unknown>;
+      expect(upgradeStateObject(v0, 0)).toEqual({ state: { conditions_json: conditionsJson(conditions) } });
+    }
+  });
+
+  it('moves a Form property that had the name conditions_json to spec_conditions_json', () => {
+    const v0 = { conditions_json: 'the Form property', conditions: [] };
+    expect(upgradeStateObject(v0, 0)).toEqual({ state: { spec_conditions_json: 'the Form property', conditions_json: '[]' } });
+  });
+
+  it('says what it cannot read, in words that follow "cannot be upgraded: "', () => {
+    expect(upgradeStateJson(Buffer.from('{"conditions":{}}'), 0)).toEqual({ problem: 'its `conditions` is not a list' });
+    expect(upgradeStateJson(Buffer.from('[1]'), 0)).toEqual({ problem: 'it is not a JSON object' });
+    expect(upgradeStateJson(Buffer.from('{"conditions":[{"type":"Ready"}]}'), 0)).toEqual({
+      problem: 'its `conditions[0]` is not a condition (type, status True, False or Unknown, reason, last_transition_time)',
+    });
   });
 });

@@ -27,4 +27,20 @@ describe('names', () => {
     expect(topLevelAttributeName('count')).toBe('spec_count');
     expect(topLevelAttributeName('externalServices')).toBe('external_services');
   });
+
+  it('prefixes every envelope name, the computed ones and the first release `conditions` included', () => {
+    // Each of these is an attribute of every typed resource: a property of the same name must
+    // not collide with it. (`outputs` is one only where the Form has an output schema, and is
+    // not prefixed elsewhere: docs/resources.md.)
+    for (const [property, attribute] of [
+      ['conditions', 'spec_conditions'],
+      ['conditionsJson', 'spec_conditions_json'],
+      ['pendingOperation', 'spec_pending_operation'],
+      ['outputsJson', 'spec_outputs_json'],
+      ['formRef', 'spec_form_ref'],
+      ['timeouts', 'spec_timeouts'],
+    ] as const) {
+      expect(topLevelAttributeName(property)).toBe(attribute);
+    }
+  });
 });

@@ -71,7 +71,7 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
         // An older state (state-upgrade.ts lists the versions): rewritten once into the current shape.
         const upgraded = upgradeStateJson(json, version);
         if ('problem' in upgraded) {
-          const detail = `The stored state of this ${req.type_name} (schema version ${version}) is ${upgraded.problem}, so it cannot be upgraded to version ${kind.schema.version}. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it again.`;
+          const detail = `The stored state of this ${req.type_name} (schema version ${version}) cannot be upgraded to version ${kind.schema.version}: ${upgraded.problem}. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it again.`;
           return { diagnostics: toProtoDiagnostics([errorDiag('Unreadable resource state', detail)]) };
         }
         return { upgraded_state: { json: Buffer.from(JSON.stringify(upgraded.state)) }, diagnostics: [] };
