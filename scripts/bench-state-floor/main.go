@@ -363,7 +363,7 @@ func (s *stub) create(typeName string, typ tftypes.Type, planned tftypes.Value) 
 	}
 	// Our state keeps the conditions as one JSON string; the 'conditions as a list' variant as
 	// the first release did.
-	set("conditions_json", `[{"lastTransitionTime":"`+time.Now().UTC().Format(time.RFC3339)+`","reason":"Available","status":"True","type":"Ready"}]`)
+	set("conditions_json", `[{"hostReason":null,"lastTransitionTime":"`+time.Now().UTC().Format(time.RFC3339)+`","message":null,"reason":"Available","status":"True","type":"Ready"}]`)
 	if t, ok := ot.AttributeTypes["conditions"]; ok {
 		ct := t.(tftypes.List).ElementType.(tftypes.Object)
 		cond := tftypes.NewValue(ct, map[string]tftypes.Value{"type": str("Ready"), "status": str("True"), "reason": str("Available"), "message": str(nil), "host_reason": str(nil), "last_transition_time": str(time.Now().UTC().Format(time.RFC3339))})

@@ -25,6 +25,9 @@ resource "takoform_range_sequence" "second" {
 output "first_ready_reason" {
   value = [for c in jsondecode(takoform_range_sequence.first.conditions_json) : c.reason if c.type == "Ready"][0]
 }
+output "first_messages" {
+  value = [for c in jsondecode(takoform_range_sequence.first.conditions_json) : coalesce(c.message, c.hostReason, "none") if c.type == "Ready"]
+}
 `;
 const generic = (name: string) => `resource "takoform_resource" "g" {
   api_version        = "resources.publisher.example"
@@ -109,11 +112,14 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     tf(TYPED);
     const applied = await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
     expect(applied.stdout).toMatch(/first_ready_reason = "Available"/);
+    expect(applied.stdout).toMatch(/first_messages = \[\s*"none",?\s*\]/);
     const first = instancesOf(stateFile())['takoform_range_sequence.first']!;
     expect(first.schema_version).toBe(1);
     expect(first.attributes.conditions).toBeUndefined();
     const onHost = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-first')).body;
-    expect(JSON.parse(first.attributes.conditions_json as string)).toEqual(onHost.status.conditions);
+    // Every member present, null where the Host gives none, so that `c.message` reads in HCL.
+    const withNulls = (onHost.status.conditions as Record<string, unknown>[]).map((c) => ({ message: null, hostReason: null, ...c }));
+    expect(JSON.parse(first.attributes.conditions_json as string)).toEqual(withNulls);
   });
 
   it('upgrades version 0 instances in place: no change planned, the same conditions, the Host untouched', async () => {

@@ -44,12 +44,13 @@ export const ENVELOPE_ATTRIBUTES = {
   ] as readonly TfAttribute[],
   observed: [
     // One string rather than a list of objects: every copy core makes of a state instance
-    // carries it, and a list of six-attribute objects cost core ~10-20 % of a plan or destroy
-    // of a thousand resources (docs/performance.md, "The state floor"). Same values, as
+    // carries it, and a list of six-attribute objects cost 11-18 % of a plan or destroy of a
+    // thousand resources on the state floor (docs/performance.md, "Conditions as one JSON
+    // string"). Same values, as
     // outputs_json keeps the outputs; `ready` is the attribute to gate on.
     computedString(
       'conditions_json',
-      'Canonical JSON of the status conditions reported by the Host (`status.conditions`: `type`, `status`, `reason`, `lastTransitionTime`, and `message`, `hostReason` when set); read with `jsondecode`.',
+      'Canonical JSON of the status conditions reported by the Host (`status.conditions`), each with `type`, `status`, `reason`, `message`, `hostReason` (null when the Host gives none) and `lastTransitionTime`; read with `jsondecode`.',
     ),
     { name: 'ready', type: T.bool, computed: true, description: 'True when the Ready condition is True.' },
     computedString('outputs_json', 'Canonical JSON of the Host outputs (`status.outputs`), `{}` when the Form has none.'),
@@ -124,9 +125,23 @@ export function envelopeValues(resource: ResourceResponse): {
   };
 }
 
-/** The `conditions_json` of a resource: canonical JSON of the conditions as the Host sent them. */
+/**
+ * The `conditions_json` of a resource: canonical JSON of the conditions the Host sent, each
+ * with all six members. `message` and `hostReason` are null where the Host left them out, so
+ * that every decoded condition has the same attributes and `c.message` reads in HCL
+ * (an attribute missing from an object is an error there, a null is not).
+ */
 export function conditionsJson(conditions: readonly Condition[]): string {
-  return canonicalJson(conditions);
+  return canonicalJson(
+    conditions.map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message ?? null,
+      hostReason: c.hostReason ?? null,
+      lastTransitionTime: c.lastTransitionTime,
+    })),
+  );
 }
 
 export function conditionValues(conditions: readonly Condition[]): TfObject[] {

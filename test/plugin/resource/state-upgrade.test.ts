@@ -20,8 +20,8 @@ describe('upgrading a stored resource state', () => {
         name: 'x',
         ready: false,
         conditions_json:
-          '[{"lastTransitionTime":"2026-12-01T00:00:00Z","message":"waiting","reason":"Provisioning","status":"False","type":"Ready"},' +
-          '{"hostReason":"h1","lastTransitionTime":"2026-12-01T00:00:01Z","reason":"ExternalChange","status":"True","type":"Drifted"}]',
+          '[{"hostReason":null,"lastTransitionTime":"2026-12-01T00:00:00Z","message":"waiting","reason":"Provisioning","status":"False","type":"Ready"},' +
+          '{"hostReason":"h1","lastTransitionTime":"2026-12-01T00:00:01Z","message":null,"reason":"ExternalChange","status":"True","type":"Drifted"}]',
       },
     });
   });
