@@ -46,8 +46,8 @@ export const ENVELOPE_ATTRIBUTES = {
     // One string rather than a list of objects: every copy core makes of a state instance
     // carries it, and a list of six-attribute objects cost 11-18 % of a plan or destroy of a
     // thousand resources on the state floor (docs/performance.md, "Conditions as one JSON
-    // string"). Same values, as
-    // outputs_json keeps the outputs; `ready` is the attribute to gate on.
+    // string"). The same values, as outputs_json keeps the outputs; `ready` is the attribute
+    // to gate on. State version 0 had the list (state-upgrade.ts rewrites it).
     computedString(
       'conditions_json',
       'Canonical JSON of the status conditions reported by the Host (`status.conditions`), each with `type`, `status`, `reason`, `message`, `hostReason` (null when the Host gives none) and `lastTransitionTime`; read with `jsondecode`.',
