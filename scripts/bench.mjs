@@ -40,6 +40,8 @@ const STATE_FLOOR = process.argv.includes('--state-floor');
 // provider-main.cjs, e.g. built from an earlier commit in a worktree), run as one more variant
 // against the same Host, to measure a change side by side in one run.
 const BASELINE = arg('baseline') ? path.resolve(arg('baseline'), 'provider.cjs') : undefined;
+/** The variants that run a build of ours against a reference Host. */
+const isOurs = (kind) => kind === 'takoform' || kind === 'baseline';
 const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
@@ -280,7 +282,7 @@ function workspace(kind, n) {
   const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind.replace(/\W+/g, '-')}-${n}-`));
   let mirror = path.join(dir, 'mirror');
   let source = 'registry.takoform.dev/*/*';
-  if (kind === 'takoform' || kind === 'baseline')
+  if (isOurs(kind))
     execFileSync(process.execPath, [kind === 'baseline' ? BASELINE : PROVIDER, 'install', ...(FORM === 'wrapper' ? ['--wrapper'] : []), '--mirror', mirror], {
       stdio: 'ignore',
     });
@@ -293,7 +295,7 @@ function workspace(kind, n) {
   );
   const work = path.join(dir, 'work');
   mkdirSync(work);
-  if (kind === 'takoform' || kind === 'baseline' || kind in STATE_FLOOR_VARIANTS) {
+  if (isOurs(kind) || kind in STATE_FLOOR_VARIANTS) {
     cpSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), path.join(work, '.takoform.lock.json'));
     writeFileSync(path.join(work, 'main.tf'), oursConfiguration(n));
   } else if (kind === 'null') {
@@ -314,7 +316,7 @@ function workspace(kind, n) {
 
 async function scale(kind, n) {
   const { dir, work, rc } = workspace(kind, n);
-  const host = kind === 'takoform' || kind === 'baseline' ? await startHost(dir) : undefined;
+  const host = isOurs(kind) ? await startHost(dir) : undefined;
   const stats = path.join(dir, 'provider-stats.jsonl');
   const env = {
     PATH: process.env.PATH,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { GENERIC_FORMS, QUICKSTART_LOCK } from '../support/paths.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const CONFIG = `terraform {
@@ -30,10 +30,7 @@ describe('a Host Operation that outlives the wait', () => {
   let ws: TofuWorkspace;
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')], undefined, ['--async-form', 'RangeSequence', '--operation-pending-polls', '3']);
-    ws = createWorkspace(
-      { 'main.tf': CONFIG, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') },
-      host,
-    );
+    ws = createWorkspace({ 'main.tf': CONFIG, '.takoform.lock.json': readFileSync(QUICKSTART_LOCK, 'utf8') }, host);
     await ws.ok(['init', '-input=false', '-no-color']);
   });
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { GENERIC_FORMS, PROVIDER_BUNDLE, REPO_ROOT } from '../support/paths.js';
+import { GENERIC_FORMS, PROVIDER_BUNDLE, QUICKSTART_LOCK, REPO_ROOT } from '../support/paths.js';
 import { createWorkspace } from '../support/tofu.js';
 
 describe('CDKTF bindings', () => {
@@ -27,15 +27,11 @@ describe('CDKTF bindings', () => {
   });
 
   it('generates bindings offline from the catalog', () => {
-    const out = execFileSync(
-      process.execPath,
-      [PROVIDER_BUNDLE, 'cdktf', '--catalog', path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), '--out', path.join(dir, 'gen')],
-      {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: path.join(dir, 'none.tfrc') },
-        encoding: 'utf8',
-      },
-    );
+    const out = execFileSync(process.execPath, [PROVIDER_BUNDLE, 'cdktf', '--catalog', QUICKSTART_LOCK, '--out', path.join(dir, 'gen')], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: path.join(dir, 'none.tfrc') },
+      encoding: 'utf8',
+    });
     expect(out).toMatch(/wrote CDKTF bindings/);
     for (const f of [
       'provider/index.ts',
@@ -96,7 +92,7 @@ app.synth();
     expect(synthesized.terraform.required_providers.takoform.source).toBe('registry.takoform.dev/takoform/takoform');
     expect(Object.keys(synthesized.resource)).toEqual(expect.arrayContaining(['takoform_range_sequence', 'takoform_range_counter']));
 
-    cpSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), path.join(stack, '.takoform.lock.json'));
+    cpSync(QUICKSTART_LOCK, path.join(stack, '.takoform.lock.json'));
     const ws = createWorkspace(stack, host);
     await ws.ok(['init', '-input=false', '-no-color']);
     const validated = await ws.ok(['validate', '-no-color']);

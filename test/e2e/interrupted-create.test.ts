@@ -15,7 +15,7 @@ import { FaultProxy } from '../support/fault-proxy.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { CLIS, GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { CLIS, GENERIC_FORMS, QUICKSTART_LOCK } from '../support/paths.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const sequence = (name: string, upper = 5) =>
@@ -42,7 +42,7 @@ describe.each(['tofu', 'terraform'] as const)('interrupted creates through real 
     ws = createWorkspace(
       {
         'main.tf': PROVIDER_BLOCK + sequence('lost-answer'),
-        '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8'),
+        '.takoform.lock.json': readFileSync(QUICKSTART_LOCK, 'utf8'),
       },
       { url: proxy.url, token: host.token },
       'demo',
@@ -153,7 +153,7 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
     const ws = createWorkspace(
       {
         'main.tf': PROVIDER_BLOCK + backendBlock + names.map((n) => sequence(n)).join(''),
-        '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8'),
+        '.takoform.lock.json': readFileSync(QUICKSTART_LOCK, 'utf8'),
       },
       { url: host.url, token: host.token },
       'demo',

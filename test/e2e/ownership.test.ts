@@ -14,11 +14,11 @@ import { FaultProxy } from '../support/fault-proxy.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { GENERIC_FORMS, QUICKSTART_LOCK } from '../support/paths.js';
 import { createWorkspace, type TofuRun, type TofuWorkspace } from '../support/tofu.js';
 
 const APPLY = ['apply', '-auto-approve', '-input=false', '-no-color'];
-const LOCK = readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8');
+const LOCK = readFileSync(QUICKSTART_LOCK, 'utf8');
 const seq = (label: string, name: string, extra = '') =>
   `resource "takoform_range_sequence" "${label}" {\n  name  = "${name}"\n  lower = 1\n  upper = 4\n${extra}}\n`;
 const out = (r: TofuRun) => r.stdout + r.stderr;

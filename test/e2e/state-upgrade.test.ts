@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
-import { GENERIC_FORMS, REPO_ROOT } from '../support/paths.js';
+import { GENERIC_FORMS, QUICKSTART_LOCK } from '../support/paths.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
@@ -95,12 +95,7 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
   const plan = () => ws.run(['plan', '-detailed-exitcode', '-input=false', '-no-color']);
   beforeAll(async () => {
     host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
-    ws = createWorkspace(
-      { 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json'), 'utf8') },
-      host,
-      'demo',
-      cli,
-    );
+    ws = createWorkspace({ 'main.tf': PROVIDER_BLOCK, '.takoform.lock.json': readFileSync(QUICKSTART_LOCK, 'utf8') }, host, 'demo', cli);
     api = new HostApi(host.url, host.token);
     await ws.ok(['init', '-input=false', '-no-color']);
   });

@@ -13,6 +13,8 @@ export const SEA_EXECUTABLE = path.join(
   `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`,
   'terraform-provider-takoform',
 );
+/** The catalog lock of examples/quickstart: the typed resource types of the reference Forms. */
+export const QUICKSTART_LOCK = path.join(REPO_ROOT, 'examples/quickstart/.takoform.lock.json');
 export const HOST_BUNDLE = path.join(REPO_ROOT, 'dist/host/takoform-host.cjs');
 export const TOFU = path.join(REPO_ROOT, '.tools/bin/tofu');
 export const TERRAFORM = path.join(REPO_ROOT, '.tools/bin/terraform');

@@ -8,7 +8,7 @@ import { toSpec } from '../schema/form-mapping.js';
 import { decodeStateJson } from '../values/state-json.js';
 import { isObjectValue, objectValue, type TfObject } from '../values/tf-value.js';
 import type { FormResourceType } from './form-resource-type.js';
-import { RESOURCE_STATE_VERSION, upgradeStateJson } from './state-upgrade.js';
+import { newerStateDiagnostic, RESOURCE_STATE_VERSION, upgradeStateJson } from './state-upgrade.js';
 import { formRefOf, genericFromHostSpec, GENERIC_TYPE, GENERIC_TYPE_NAME } from './generic-resource.js';
 
 export function moveState(
@@ -20,10 +20,7 @@ export function moveState(
 ): { state: TfObject | null; diagnostics: Diagnostic[] } {
   if (!(sourceType === GENERIC_TYPE_NAME ? !target.generic : typedSource !== undefined && target.generic)) return unsupportedMove(sourceType);
   if (!sourceJson || sourceJson.length === 0) return { state: null, diagnostics: [errorDiag('Nothing to move', `The ${sourceType} state is empty.`)] };
-  if (sourceVersion > RESOURCE_STATE_VERSION) {
-    const detail = `The ${sourceType} state has schema version ${sourceVersion}; this provider writes version ${RESOURCE_STATE_VERSION}. Upgrade the provider.`;
-    return { state: null, diagnostics: [errorDiag('State written by a newer provider', detail)] };
-  }
+  if (sourceVersion > RESOURCE_STATE_VERSION) return { state: null, diagnostics: [newerStateDiagnostic(sourceType, sourceVersion)] };
   // A source written under an older version is read in the current shape first.
   const upgraded = upgradeStateJson(sourceJson, sourceVersion);
   if ('problem' in upgraded) {

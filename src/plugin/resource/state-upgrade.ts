@@ -18,10 +18,19 @@
 // is `spec_conditions_json` since, so its value moves there (names.ts).
 import type { Condition } from '../../host-client/index.js';
 import { parseIJson } from '../../common/ijson.js';
+import { errorDiag, type Diagnostic } from '../diag/diagnostics.js';
 import { conditionsJson } from './envelope.js';
 
 /** The state version every resource type writes. */
 export const RESOURCE_STATE_VERSION = 1;
+
+/** A state of a version this provider does not know yet (UpgradeResourceState and moves alike). */
+export function newerStateDiagnostic(typeName: string, version: number, current = RESOURCE_STATE_VERSION): Diagnostic {
+  return errorDiag(
+    'State written by a newer provider',
+    `The ${typeName} state has schema version ${version}; this provider writes version ${current}. Upgrade the provider.`,
+  );
+}
 
 /** `state` null: a stored null (no object to upgrade), handed on as null. */
 export type UpgradeResult = { readonly state: Record<string, unknown> | null } | { readonly problem: string };

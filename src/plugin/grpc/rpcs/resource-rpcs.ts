@@ -12,7 +12,7 @@ import { planChange } from '../../resource/lifecycle/plan.js';
 import { readResource } from '../../resource/lifecycle/read.js';
 import { moveState } from '../../resource/move.js';
 import type { ResourceKind } from '../../resource/resource-kind.js';
-import { upgradeStateJson } from '../../resource/state-upgrade.js';
+import { newerStateDiagnostic, upgradeStateJson } from '../../resource/state-upgrade.js';
 import type { TfObject } from '../../values/tf-value.js';
 import { identityFromProto, identityToProto, privateFromProto, privateToProto, toProtoDiagnostics, toProtoPaths } from '../convert.js';
 import { decodeObject, encodeDynamic } from '../dynamic-value.js';
@@ -62,10 +62,7 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
     UpgradeResourceState: unary('UpgradeResourceState', (req) => {
       const kind = provider.kind(req.type_name);
       const version = Number(req.version);
-      if (version > kind.schema.version) {
-        const detail = `${req.type_name} state has schema version ${version}; this provider writes version ${kind.schema.version}. Upgrade the provider.`;
-        return { diagnostics: toProtoDiagnostics([errorDiag('State written by a newer provider', detail)]) };
-      }
+      if (version > kind.schema.version) return { diagnostics: toProtoDiagnostics([newerStateDiagnostic(req.type_name, version, kind.schema.version)]) };
       const json = req.raw_state?.json ?? Buffer.alloc(0);
       if (version < kind.schema.version) {
         // An older state (state-upgrade.ts lists the versions): rewritten once into the current shape.
