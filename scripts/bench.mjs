@@ -15,7 +15,11 @@
 //   4. growth from N=100 to N=1000 (else from the smallest to the largest N)
 //   5. with --state-floor: the state floor — a Go provider with our exact schema, identity and
 //      state that does no work (scripts/bench-state-floor), and its variants without parts of
-//      our state: what core spends on our state alone, and what each part costs it
+//      our state: what core spends on our state alone, and what each part costs it; and the
+//      Node floor (scripts/bench-node-floor.ts): the same no-op provider on our own Node stack
+//      (transport, handshake, msgpack), installed like ours in the wrapper form, without and
+//      with the Host requests ours makes ('node floor', 'node floor + Host') — what a provider
+//      of our design cannot go below
 // Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
 //                          [--state-floor [--floor-variants name,name]] [--baseline DIR]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
@@ -75,7 +79,15 @@ const ALL_STATE_FLOOR_VARIANTS = {
   'without conditions': { dropAttributes: ['conditions_json'], dropIdentity: false },
   'without all three': { dropAttributes: ['form_ref', 'conditions_json'], dropIdentity: true },
   'conditions as a list': { dropAttributes: ['conditions_json'], dropIdentity: false, addAttributes: { conditions: CONDITIONS_LIST } },
+  // Our state as it is, served by the no-op provider written on our own Node stack.
+  'node floor': { dropAttributes: [], dropIdentity: false, runtime: 'node' },
+  // ...making the Host requests ours makes, through our Host client, against its own Host.
+  'node floor + Host': { dropAttributes: [], dropIdentity: false, runtime: 'node', host: true },
 };
+const NODE_FLOOR_DIR = path.join(root, '.tools/node-floor');
+const isNodeFloor = (kind) => STATE_FLOOR_VARIANTS[kind]?.runtime === 'node';
+/** The variants that run against a reference Host of their own. */
+const needsHost = (kind) => isOurs(kind) || !!STATE_FLOOR_VARIANTS[kind]?.host;
 // --floor-variants 'state floor,conditions as a list': only those (a shorter run).
 const STATE_FLOOR_VARIANTS = Object.fromEntries(
   Object.entries(ALL_STATE_FLOOR_VARIANTS).filter(([name]) => !arg('floor-variants') || arg('floor-variants').split(',').includes(name)),
@@ -287,7 +299,7 @@ function workspace(kind, n) {
       stdio: 'ignore',
     });
   if (kind === 'null') [mirror, source] = [path.join(NULL_DIR, 'mirror'), 'registry.terraform.io/hashicorp/null'];
-  if (kind in STATE_FLOOR_VARIANTS) mirror = path.join(STATE_FLOOR_DIR, 'mirror');
+  if (kind in STATE_FLOOR_VARIANTS) mirror = path.join(isNodeFloor(kind) ? NODE_FLOOR_DIR : STATE_FLOOR_DIR, 'mirror');
   const rc = path.join(dir, 'tofurc');
   writeFileSync(
     rc,
@@ -316,7 +328,7 @@ function workspace(kind, n) {
 
 async function scale(kind, n) {
   const { dir, work, rc } = workspace(kind, n);
-  const host = isOurs(kind) ? await startHost(dir) : undefined;
+  const host = needsHost(kind) ? await startHost(dir) : undefined;
   const stats = path.join(dir, 'provider-stats.jsonl');
   const env = {
     PATH: process.env.PATH,
@@ -410,7 +422,8 @@ function prepareStateFloor() {
     readdirSync(dir, { recursive: true })
       .map((f) => statSync(path.join(dir, String(f))))
       .reduce((sum, st) => sum + (st.isFile() ? st.size : 0), 0);
-  const padding = bytes(oursPkg) - bytes(pkg);
+  const oursBytes = bytes(oursPkg);
+  const padding = oursBytes - bytes(pkg);
   if (padding > 0) writeFileSync(path.join(pkg, 'padding'), Buffer.alloc(padding));
   rmSync(ours.dir, { recursive: true, force: true });
   const lock = JSON.parse(readFileSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), 'utf8'));
@@ -428,12 +441,36 @@ function prepareStateFloor() {
     writeFileSync(schemaFiles[name], JSON.stringify(copy));
   }
   stateFloor = { floorBinary, formRef, schemaFiles };
+  const nodeFloor = Object.keys(STATE_FLOOR_VARIANTS).find(isNodeFloor);
+  if (nodeFloor) prepareNodeFloor(stateFloorEnv(nodeFloor), oursBytes);
+}
+
+/**
+ * The Node floor's package: ours installed in the wrapper form (shell wrapper, loader, bundle,
+ * V8 code cache), its bundle replaced by scripts/bench-node-floor.ts bundled as ours is, and a
+ * code cache trained for it as `install` trains ours; padded to the bytes of ours.
+ */
+function prepareNodeFloor(env, oursBytes) {
+  rmSync(NODE_FLOOR_DIR, { recursive: true, force: true });
+  const mirror = path.join(NODE_FLOOR_DIR, 'mirror');
+  execFileSync(process.execPath, [PROVIDER, 'install', '--wrapper', '--mirror', mirror], { stdio: 'ignore' });
+  const pkg = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${GO_ARCH}`);
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-node-floor.mjs'), path.join(pkg, 'provider-main.cjs')], { stdio: 'inherit' });
+  rmSync(path.join(pkg, 'provider-main.cache'), { force: true });
+  execFileSync(process.execPath, [path.join(pkg, 'provider.cjs')], {
+    env: { PATH: process.env.PATH, ...env, TAKOFORM_CODE_CACHE_TRAINING: '1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (!existsSync(path.join(pkg, 'provider-main.cache'))) throw new Error('the Node floor wrote no code cache');
+  const size = readdirSync(pkg).reduce((sum, f) => sum + statSync(path.join(pkg, f)).size, 0);
+  if (oursBytes > size) writeFileSync(path.join(pkg, 'padding'), Buffer.alloc(oursBytes - size));
 }
 
 function stateFloorEnv(kind) {
   // TAKOFORM_SPACE: the space ours is given (scale's Host env), so the floor's states carry it too.
   return {
-    BENCH_WRAPPED_PROVIDER: stateFloor.floorBinary,
+    ...(isNodeFloor(kind) ? {} : { BENCH_WRAPPED_PROVIDER: stateFloor.floorBinary }),
+    ...(STATE_FLOOR_VARIANTS[kind]?.host ? { NODE_FLOOR_HOST: '1' } : {}),
     STATE_FLOOR_SCHEMA_FILE: stateFloor.schemaFiles[kind],
     STATE_FLOOR_FORM_REF: stateFloor.formRef,
     TAKOFORM_SPACE: 'bench',
@@ -518,6 +555,8 @@ async function main() {
                     coreCpuSeconds: med(k, 'coreCpuSeconds'),
                     coreAllocatedMb: med(k, 'coreAllocatedMb'),
                     providerCpuSeconds: med(k, 'providerCpuSeconds'),
+                    hostCpuSeconds: med(k, 'hostCpuSeconds'),
+                    hostRequestsPerResource: med(k, 'hostRequestsPerResource'),
                   },
                 ]),
               ),
@@ -576,12 +615,12 @@ function markdown(r) {
   }
   if (Object.values(r.scale).some((steps) => steps.apply.stateFloor)) {
     const names = Object.keys(STATE_FLOOR_VARIANTS);
-    t += `\nState floor (--state-floor): a Go provider with our schema, identity and state that does no work (scripts/bench-state-floor), its package padded to the bytes of ours; and the same without parts of our state. Time ÷ null_resource's in the same run; core CPU and allocation as above.\n\n`;
+    t += `\nState floor (--state-floor): a Go provider with our schema, identity and state that does no work (scripts/bench-state-floor), its package padded to the bytes of ours; and the same without parts of our state. \`node floor\`: the same no-op provider on our own Node stack (scripts/bench-node-floor.ts: our transport, handshake and msgpack), installed as ours is in the wrapper form; \`node floor + Host\`: it making the Host requests ours makes (requests per resource shown), through our Host client, against its own Host. Time ÷ null_resource's in the same run; core CPU and allocation as above.\n\n`;
     t += `| N | command | ours ÷ null | ${names.join(' | ')} | core alloc: ours / ${names.join(' / ')} / null (MB) |\n|---|---|---|${'---|'.repeat(names.length)}---|\n`;
     for (const [n, steps] of Object.entries(r.scale)) {
       for (const [s, x] of Object.entries(steps)) {
         const v = Object.values(x.stateFloor);
-        t += `| ${n} | ${s} | **${f(x.nullRatio)}** | ${v.map((y) => `${f(y.nullRatio)} (${f(y.seconds)} s)`).join(' | ')} | ${f(x.coreAllocatedMb, 0)} / ${v.map((y) => f(y.coreAllocatedMb, 0)).join(' / ')} / ${f(x.nullCoreAllocatedMb, 0)} |\n`;
+        t += `| ${n} | ${s} | **${f(x.nullRatio)}** | ${v.map((y) => `${f(y.nullRatio)} (${f(y.seconds)} s${y.hostRequestsPerResource ? `, ${f(y.hostRequestsPerResource)} requests` : ''})`).join(' | ')} | ${f(x.coreAllocatedMb, 0)} / ${v.map((y) => f(y.coreAllocatedMb, 0)).join(' / ')} / ${f(x.nullCoreAllocatedMb, 0)} |\n`;
       }
     }
   }

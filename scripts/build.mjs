@@ -10,20 +10,10 @@ import { build } from 'esbuild';
 import { chmodSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withoutLong } from './esbuild-without-long.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', legalComments: 'none' };
-
-// protobufjs/minimal requires `long` when loaded, and `long` instantiates WebAssembly (~2 ms
-// of every launch). The generated protocol runs without it (its int64 fields are small: see
-// scripts/proto-static.mjs), so the provider bundle gets an empty stand-in.
-const withoutLong = {
-  name: 'without-long',
-  setup(b) {
-    b.onResolve({ filter: /^long$/ }, () => ({ path: 'long', namespace: 'without-long' }));
-    b.onLoad({ filter: /.*/, namespace: 'without-long' }, () => ({ contents: 'module.exports = null;', loader: 'js' }));
-  },
-};
 
 await build({
   ...common,
