@@ -21,7 +21,7 @@
 //      with the Host requests ours makes ('node floor', 'node floor + Host') — what a provider
 //      of our design cannot go below
 // Usage: npm run bench -- [--n 10,100,1000,3000 | --n none] [--reps 3] [--startup-reps 15] [--form executable|wrapper]
-//                          [--state-floor [--floor-variants name,name]] [--baseline DIR]
+//                          [--state-floor [--floor-variants name,name]] [--baseline DIR [--baseline-env K=V,K=V]]
 // Writes bench-results/bench-<time>.json and .md, and prints the Markdown table.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -44,6 +44,14 @@ const STATE_FLOOR = process.argv.includes('--state-floor');
 // provider-main.cjs, e.g. built from an earlier commit in a worktree), run as one more variant
 // against the same Host, to measure a change side by side in one run.
 const BASELINE = arg('baseline') ? path.resolve(arg('baseline'), 'provider.cjs') : undefined;
+// --baseline-env K=V,K=V: settings for the baseline's provider only (e.g. the same build, as
+// --baseline dist/provider, with TAKOFORM_CREATE_JOURNAL=off: what one setting costs).
+const BASELINE_ENV = Object.fromEntries(
+  (arg('baseline-env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
 /** The variants that run a build of ours against a reference Host. */
 const isOurs = (kind) => kind === 'takoform' || kind === 'baseline';
 const TOFU = path.join(root, '.tools/bin/tofu');
@@ -342,6 +350,7 @@ async function scale(kind, n) {
     TAKOFORM_PROVIDER_STATS_FILE: stats,
     ...(kind === 'null' ? { BENCH_WRAPPED_PROVIDER: NULL_PROVIDER } : {}),
     ...(kind in STATE_FLOOR_VARIANTS ? stateFloorEnv(kind) : {}),
+    ...(kind === 'baseline' ? BASELINE_ENV : {}),
     ...(host ? { TAKOFORM_ENDPOINT: host.url, TAKOFORM_TOKEN: 'bench-token-0123456789', TAKOFORM_SPACE: 'bench' } : {}),
   };
   await run(TOFU, ['init', '-input=false'], work, env);
@@ -481,7 +490,7 @@ async function main() {
   execFileSync(path.join(root, 'scripts/install-null-provider'), { stdio: ['ignore', 'ignore', 'inherit'] });
   const results = {
     form: FORM,
-    ...(BASELINE ? { baseline: arg('baseline') } : {}),
+    ...(BASELINE ? { baseline: arg('baseline'), baselineEnv: BASELINE_ENV } : {}),
     loadAverage: { start: (await import('node:os')).loadavg() },
     machine: { node: process.version, cpus: (await import('node:os')).cpus().length, date: new Date().toISOString() },
     startup: await startup(),
@@ -603,7 +612,13 @@ function markdown(r) {
       .join(', ') +
     '\n';
   if (Object.values(r.scale).some((steps) => steps.apply.baseline)) {
-    t += `\nBaseline (--baseline ${r.baseline}): another build of ours against the same Host, in the same alternation. Time ÷ null_resource's in the same run.\n\n`;
+    t += `\nBaseline (--baseline ${r.baseline}${
+      Object.keys(r.baselineEnv ?? {}).length
+        ? `, with ${Object.entries(r.baselineEnv)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')}`
+        : ''
+    }): another build of ours against the same Host, in the same alternation. Time ÷ null_resource's in the same run.\n\n`;
     t +=
       '| N | command | ours ÷ null | baseline ÷ null | ours ÷ baseline | core CPU ours / baseline (s) | core alloc ours / baseline (MB) | provider CPU ours / baseline (s) | Host CPU ours / baseline (s) |\n|---|---|---|---|---|---|---|---|---|\n';
     for (const [n, steps] of Object.entries(r.scale)) {
