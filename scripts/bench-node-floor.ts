@@ -182,7 +182,14 @@ function plannedCreate(typeName: string, proposed: TfObject): TfObject {
   return out;
 }
 
-function created(typeName: string, planned: TfObject): { state: TfObject; identity: TfObject | undefined } {
+/** The identity of a new resource, as ours gives it (undefined for a type without one). */
+function identityFor(typeName: string, planned: TfObject): TfObject | undefined {
+  if (!identityTypes[typeName]) return undefined;
+  return { api_version: formRef.api_version ?? null, kind: formRef.kind ?? null, name: planned.name ?? null, space: planned.space ?? null };
+}
+
+/** A new resource's state, filled in locally as the Host would fill it. */
+function created(typeName: string, planned: TfObject): TfObject {
   const attrs = attributesOf(typeOf(typeName));
   const uid = `res_${randomBytes(12).toString('hex')}`;
   const out: Record<string, TfValue> = { ...planned };
@@ -201,10 +208,7 @@ function created(typeName: string, planned: TfObject): { state: TfObject; identi
   set('conditions_json', `[{"hostReason":null,"lastTransitionTime":"${at}","message":null,"reason":"Available","status":"True","type":"Ready"}]`);
   if ('conditions' in attrs)
     out.conditions = [{ type: 'Ready', status: 'True', reason: 'Available', message: null, host_reason: null, last_transition_time: at }];
-  const ident = identityTypes[typeName]
-    ? { api_version: formRef.api_version!, kind: formRef.kind!, name: planned.name ?? null, space: planned.space ?? null }
-    : undefined;
-  return { state: out, identity: ident };
+  return out;
 }
 
 type Callback = (error: null, value: object) => void;
@@ -336,12 +340,10 @@ const handlers = {
       const state = withHost ? encodeDynamic(fromHost(planned, await prepareAndApply(planned, prior)), type) : req.planned_state;
       return { new_state: state, private: req.planned_private, ...spread('new_identity', identity(req.type_name, req.planned_identity)), diagnostics: [] };
     }
-    const made = withHost
-      ? { ...created(req.type_name, planned), state: fromHost(planned, await prepareAndApply(planned, null)) }
-      : created(req.type_name, planned);
-    const ident =
-      made.identity && identityTypes[req.type_name] ? { new_identity: { identity_data: encodeDynamic(made.identity, identityTypes[req.type_name]!) } } : {};
-    return { new_state: encodeDynamic(made.state, type), ...ident, diagnostics: [] };
+    const state = withHost ? fromHost(planned, await prepareAndApply(planned, null)) : created(req.type_name, planned);
+    const ident = identityFor(req.type_name, planned);
+    const newIdentity = ident ? { new_identity: { identity_data: encodeDynamic(ident, identityTypes[req.type_name]!) } } : {};
+    return { new_state: encodeDynamic(state, type), ...newIdentity, diagnostics: [] };
   }),
 };
 
@@ -349,6 +351,8 @@ function spread<K extends string, V>(key: K, value: V | undefined): Partial<Reco
   return (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
 }
 
+// Serving as src/plugin/serve.ts serves, without its provider: importing serve.ts would bundle
+// and evaluate the whole provider at every launch, which is what the floor leaves out.
 async function serve(): Promise<void> {
   const socket = planListenSocket();
   let handshake: HandshakeMark | undefined;

@@ -427,12 +427,8 @@ function prepareStateFloor() {
   execFileSync(TOFU, ['init', '-input=false'], { cwd: ours.work, env, stdio: 'ignore' });
   const schema = JSON.parse(execFileSync(TOFU, ['providers', 'schema', '-json'], { cwd: ours.work, env, maxBuffer: 64 << 20 }).toString());
   const oursPkg = path.join(ours.dir, 'mirror/registry.takoform.dev/takoform/takoform/0.1.0', platformDir);
-  const bytes = (dir) =>
-    readdirSync(dir, { recursive: true })
-      .map((f) => statSync(path.join(dir, String(f))))
-      .reduce((sum, st) => sum + (st.isFile() ? st.size : 0), 0);
-  const oursBytes = bytes(oursPkg);
-  const padding = oursBytes - bytes(pkg);
+  const oursBytes = packageBytes(oursPkg);
+  const padding = oursBytes - packageBytes(pkg);
   if (padding > 0) writeFileSync(path.join(pkg, 'padding'), Buffer.alloc(padding));
   rmSync(ours.dir, { recursive: true, force: true });
   const lock = JSON.parse(readFileSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), 'utf8'));
@@ -454,6 +450,13 @@ function prepareStateFloor() {
   if (nodeFloor) prepareNodeFloor(stateFloorEnv(nodeFloor), oursBytes);
 }
 
+/** The bytes of every file in a provider package: what core hashes for the lock file. */
+function packageBytes(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => statSync(path.join(dir, String(f))))
+    .reduce((sum, st) => sum + (st.isFile() ? st.size : 0), 0);
+}
+
 /**
  * The Node floor's package: ours installed in the wrapper form (shell wrapper, loader, bundle,
  * V8 code cache), its bundle replaced by scripts/bench-node-floor.ts bundled as ours is, and a
@@ -471,7 +474,7 @@ function prepareNodeFloor(env, oursBytes) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (!existsSync(path.join(pkg, 'provider-main.cache'))) throw new Error('the Node floor wrote no code cache');
-  const size = readdirSync(pkg).reduce((sum, f) => sum + statSync(path.join(pkg, f)).size, 0);
+  const size = packageBytes(pkg);
   if (oursBytes > size) writeFileSync(path.join(pkg, 'padding'), Buffer.alloc(oursBytes - size));
 }
 
