@@ -87,7 +87,7 @@ try {
       writeRandomFile(path.join(dir, 'content/large.bin'), MIB);
       writeFileSync(
         path.join(dir, 'main.tf'),
-        `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nresource "takoform_artifact" "large" {\n  kind       = "StaticAssetBundle"\n  source_dir = "content"\n}\n`,
+        `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.2.0" }\n  }\n}\nprovider "takoform" {}\nresource "takoform_artifact" "large" {\n  kind       = "StaticAssetBundle"\n  source_dir = "content"\n}\n`,
       );
       const stats = path.join(dir, 'stats.jsonl');
       const env = {

@@ -56,6 +56,12 @@ const BASELINE_ENV = Object.fromEntries(
 const isOurs = (kind) => kind === 'takoform' || kind === 'baseline';
 const TOFU = path.join(root, '.tools/bin/tofu');
 const PROVIDER = path.join(root, 'dist/provider/provider.cjs');
+/** The version a build installs under (its mirror directory, the configuration's constraint). */
+const versionOf = (bundle) => execFileSync(process.execPath, [bundle, 'version']).toString().trim();
+const VERSION = versionOf(PROVIDER);
+const BASELINE_VERSION = BASELINE ? versionOf(BASELINE) : undefined;
+/** The mirror directory of our package (every takoform-sourced variant but the baseline is installed as this version). */
+const packageDir = (mirror, version = VERSION) => path.join(mirror, 'registry.takoform.dev/takoform/takoform', version, `${process.platform}_${GO_ARCH}`);
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
 const FORMS = path.resolve(root, '..', 'shared/data/takoform/conformance/takoform-v1/generic-host/external-family');
 // scripts/install-null-provider: a filesystem mirror whose package holds the CPU-recording
@@ -171,8 +177,7 @@ async function startup() {
     dirs.push(d);
     return d;
   };
-  const pkg = (mirror) =>
-    path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${GO_ARCH}`, 'terraform-provider-takoform_v0.1.0');
+  const pkg = (mirror) => path.join(packageDir(mirror), `terraform-provider-takoform_v${VERSION}`);
   const wrapperMirror = tmp('bench-startup-');
   execFileSync(process.execPath, [PROVIDER, 'install', '--wrapper', '--mirror', wrapperMirror], { stdio: 'ignore' });
   const seaMirror = tmp('bench-startup-sea-');
@@ -295,8 +300,8 @@ async function startHost(dir) {
   return { url, child, requests: () => requests, cpuSeconds: () => processCpuSeconds(child.pid) };
 }
 
-const oursConfiguration = (n) =>
-  `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`;
+const oursConfiguration = (n, version = VERSION) =>
+  `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "${version}" }\n  }\n}\nprovider "takoform" {}\nvariable "upper" {\n  default = 10\n}\nresource "takoform_range_sequence" "r" {\n  count = ${n}\n  name  = "bench-\${count.index}"\n  lower = 1\n  upper = var.upper\n}\n`;
 
 function workspace(kind, n) {
   const dir = mkdtempSync(path.join(tmpdir(), `bench-${kind.replace(/\W+/g, '-')}-${n}-`));
@@ -317,7 +322,7 @@ function workspace(kind, n) {
   mkdirSync(work);
   if (isOurs(kind) || kind in STATE_FLOOR_VARIANTS) {
     cpSync(path.join(root, 'examples/quickstart/.takoform.lock.json'), path.join(work, '.takoform.lock.json'));
-    writeFileSync(path.join(work, 'main.tf'), oursConfiguration(n));
+    writeFileSync(path.join(work, 'main.tf'), oursConfiguration(n, kind === 'baseline' ? BASELINE_VERSION : VERSION));
   } else if (kind === 'null') {
     // null_resource has only `triggers` (a map of strings, every change a replacement) and `id`:
     // the update step replaces each resource, the most an external provider is asked for.
@@ -408,8 +413,7 @@ const STEPS = ['apply', 'plan', 'update', 'destroy'];
  */
 let stateFloor;
 function prepareStateFloor() {
-  const platformDir = `${process.platform}_${GO_ARCH}`;
-  const pkg = path.join(STATE_FLOOR_DIR, 'mirror/registry.takoform.dev/takoform/takoform/0.1.0', platformDir);
+  const pkg = packageDir(path.join(STATE_FLOOR_DIR, 'mirror'));
   rmSync(STATE_FLOOR_DIR, { recursive: true, force: true });
   mkdirSync(path.join(pkg, 'wrapped'), { recursive: true });
   const floorBinary = path.join(pkg, 'wrapped/terraform-provider-takoform');
@@ -419,14 +423,14 @@ function prepareStateFloor() {
   });
   cpSync(
     path.join(path.dirname(path.dirname(NULL_PROVIDER)), `terraform-provider-null_v${NULL_VERSION}`),
-    path.join(pkg, 'terraform-provider-takoform_v0.1.0'),
+    path.join(pkg, `terraform-provider-takoform_v${VERSION}`),
   );
   // Our schema as core sees it, from our provider itself.
   const ours = workspace('takoform', 1);
   const env = { PATH: process.env.PATH, HOME: ours.dir, TF_CLI_CONFIG_FILE: ours.rc, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
   execFileSync(TOFU, ['init', '-input=false'], { cwd: ours.work, env, stdio: 'ignore' });
   const schema = JSON.parse(execFileSync(TOFU, ['providers', 'schema', '-json'], { cwd: ours.work, env, maxBuffer: 64 << 20 }).toString());
-  const oursPkg = path.join(ours.dir, 'mirror/registry.takoform.dev/takoform/takoform/0.1.0', platformDir);
+  const oursPkg = packageDir(path.join(ours.dir, 'mirror'));
   const oursBytes = packageBytes(oursPkg);
   const padding = oursBytes - packageBytes(pkg);
   if (padding > 0) writeFileSync(path.join(pkg, 'padding'), Buffer.alloc(padding));
@@ -466,7 +470,7 @@ function prepareNodeFloor(env, oursBytes) {
   rmSync(NODE_FLOOR_DIR, { recursive: true, force: true });
   const mirror = path.join(NODE_FLOOR_DIR, 'mirror');
   execFileSync(process.execPath, [PROVIDER, 'install', '--wrapper', '--mirror', mirror], { stdio: 'ignore' });
-  const pkg = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${GO_ARCH}`);
+  const pkg = packageDir(mirror);
   execFileSync(process.execPath, [path.join(root, 'scripts/build-node-floor.mjs'), path.join(pkg, 'provider-main.cjs')], { stdio: 'inherit' });
   rmSync(path.join(pkg, 'provider-main.cache'), { force: true });
   execFileSync(process.execPath, [path.join(pkg, 'provider.cjs')], {

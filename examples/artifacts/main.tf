@@ -9,7 +9,7 @@ terraform {
   required_providers {
     takoform = {
       source  = "registry.takoform.dev/takoform/takoform"
-      version = "0.1.0"
+      version = "0.2.0"
     }
   }
 }

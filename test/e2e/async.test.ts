@@ -11,7 +11,7 @@ import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const CONFIG = `terraform {
   required_providers {
-    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }
+    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.2.0" }
   }
 }
 provider "takoform" {}

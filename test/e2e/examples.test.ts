@@ -74,7 +74,7 @@ for (const [example, recipe] of Object.entries(EXAMPLES)) {
       ]);
       expect(lock.stdout + lock.stderr).toMatch(/Obtained registry\.takoform\.dev\/takoform\/takoform checksums/);
       expect(readFileSync(path.join(ws.dir, '.terraform.lock.hcl'), 'utf8')).toMatch(
-        /provider "registry\.takoform\.dev\/takoform\/takoform"[\s\S]*version\s+= "0\.1\.0"[\s\S]*"h1:[A-Za-z0-9+/=]+"/,
+        /provider "registry\.takoform\.dev\/takoform\/takoform"[\s\S]*version\s+= "0\.2\.0"[\s\S]*"h1:[A-Za-z0-9+/=]+"/,
       );
       await ws.ok(['init', '-input=false', '-no-color']);
       await ws.ok(['validate', '-no-color']);

@@ -121,8 +121,8 @@ describe('the npm package', () => {
       await must(sh('terraform-provider-takoform', ['docs', '--catalog', '.takoform.lock.json', '--out', 'docs'], project), 'docs');
       expect(existsSync(path.join(project, 'docs/resources/range_sequence.md'))).toBe(true);
       const r = await must(sh('terraform-provider-takoform', ['release', '--out', 'release'], project), 'release');
-      expect(r.stdout).toMatch(/linux_amd64: terraform-provider-takoform_0\.1\.0_linux_amd64\.zip \(wrapper\)/);
-      expect(existsSync(path.join(project, 'release/mirror/registry.takoform.dev/takoform/takoform/0.1.0.json'))).toBe(true);
+      expect(r.stdout).toMatch(/linux_amd64: terraform-provider-takoform_0\.2\.0_linux_amd64\.zip \(wrapper\)/);
+      expect(existsSync(path.join(project, 'release/mirror/registry.takoform.dev/takoform/takoform/0.2.0.json'))).toBe(true);
     });
   });
 });

@@ -37,7 +37,7 @@ describe.each(['tofu', 'terraform'] as const)('quickstart through real %s', (cli
 
   it('init installs the provider from the mirror', async () => {
     const r = await ws.ok(['init', '-input=false', '-no-color']);
-    expect(r.stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.1\.0/);
+    expect(r.stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.2\.0/);
   });
 
   it('apply creates the resource on the Host with the default materialized', async () => {

@@ -18,7 +18,7 @@ import { makeTestCa, serveStatic, type StaticServer } from '../support/static-ht
 import { runProcess } from '../support/tofu.js';
 
 const SOURCE = 'registry.takoform.dev/takoform/takoform';
-const BASE = 'terraform-provider-takoform_0.1.0';
+const BASE = 'terraform-provider-takoform_0.2.0';
 const base = mkdtempSync(path.join(tmpdir(), 'takoform-release-'));
 const out = path.join(base, 'release');
 let server: StaticServer;
@@ -40,13 +40,13 @@ function unixModes(zip: Buffer): Map<string, number> {
 }
 
 function lockFile(hashes: readonly string[]): string {
-  return `provider "${SOURCE}" {\n  version     = "0.1.0"\n  constraints = "0.1.0"\n  hashes = [\n${[...hashes].map((h) => `    ${JSON.stringify(h)},\n`).join('')}  ]\n}\n`;
+  return `provider "${SOURCE}" {\n  version     = "0.2.0"\n  constraints = "0.2.0"\n  hashes = [\n${[...hashes].map((h) => `    ${JSON.stringify(h)},\n`).join('')}  ]\n}\n`;
 }
 
 beforeAll(async () => {
   requireFile(SEA_EXECUTABLE, 'run `npm run build` first (it builds the single executable)');
   execFileSync(process.execPath, [PROVIDER_BUNDLE, 'release', '--out', out], { stdio: 'pipe' });
-  versionDoc = JSON.parse(readFileSync(path.join(out, 'mirror', SOURCE, '0.1.0.json'), 'utf8'));
+  versionDoc = JSON.parse(readFileSync(path.join(out, 'mirror', SOURCE, '0.2.0.json'), 'utf8'));
   server = await serveStatic(path.join(out, 'mirror'), makeTestCa(path.join(base, 'ca')));
   host = await startHostProcess([path.join(GENERIC_FORMS, 'range-sequence')]);
 }, 120_000);
@@ -87,13 +87,13 @@ describe('release artifacts', () => {
       const entries = unzipSync(zip);
       const names = Object.keys(entries).sort();
       expect(names).toEqual(
-        platform === 'linux_amd64' ? ['terraform-provider-takoform_v0.1.0'] : ['provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0'],
+        platform === 'linux_amd64' ? ['terraform-provider-takoform_v0.2.0'] : ['provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.2.0'],
       );
       expect(archive.hashes).toEqual([h1Hash(names.map((name) => ({ name, data: entries[name]! }))), `zh:${sha256Hex(zip)}`]);
       // Without unix mode 0755 an extracted provider is not executable ("permission denied").
-      expect(unixModes(zip).get('terraform-provider-takoform_v0.1.0')).toBe(0o100755);
+      expect(unixModes(zip).get('terraform-provider-takoform_v0.2.0')).toBe(0o100755);
     }
-    expect(readFileSync(path.join(out, 'mirror', SOURCE, 'index.json'), 'utf8')).toContain('"0.1.0"');
+    expect(readFileSync(path.join(out, 'mirror', SOURCE, 'index.json'), 'utf8')).toContain('"0.2.0"');
   });
 });
 
@@ -144,11 +144,11 @@ describe.each(['tofu', 'terraform'] as const)('installing from the HTTPS network
   it('init installs from the mirror and keeps the committed lock file', async () => {
     const before = readFileSync(path.join(dir, '.terraform.lock.hcl'), 'utf8');
     const r = await ok(['init', '-input=false', '-no-color']);
-    expect(r.stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.1\.0/);
+    expect(r.stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.2\.0/);
     const after = readFileSync(path.join(dir, '.terraform.lock.hcl'), 'utf8');
     for (const h of before.match(/"(h1|zh):[^"]+"/g)!) expect(after).toContain(h);
     expect(server.requests.filter((q) => q.status === 200).map((q) => q.path)).toEqual(
-      expect.arrayContaining([`/${SOURCE}/index.json`, `/${SOURCE}/0.1.0.json`, `/${SOURCE}/${BASE}_linux_amd64.zip`]),
+      expect.arrayContaining([`/${SOURCE}/index.json`, `/${SOURCE}/0.2.0.json`, `/${SOURCE}/${BASE}_linux_amd64.zip`]),
     );
   });
 

@@ -13,7 +13,7 @@ import { CLIS, GENERIC_FORMS, PROVIDER_BUNDLE, REPO_ROOT, requireFile, SEA_EXECU
 import { runProcess } from '../support/tofu.js';
 
 const PLATFORM = `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`;
-const PACKAGE = path.join('registry.takoform.dev/takoform/takoform/0.1.0', PLATFORM);
+const PACKAGE = path.join('registry.takoform.dev/takoform/takoform/0.2.0', PLATFORM);
 let host: HostProcess;
 
 beforeAll(async () => {
@@ -53,9 +53,9 @@ describe('install', () => {
   it('the single executable installs itself, with no node on PATH', () => {
     const { mirror } = workspace('tofu', [SEA_EXECUTABLE]);
     const dir = path.join(mirror, PACKAGE);
-    expect(readdirSync(dir)).toEqual(['terraform-provider-takoform_v0.1.0']);
-    expect(statSync(path.join(dir, 'terraform-provider-takoform_v0.1.0')).size).toBe(statSync(SEA_EXECUTABLE).size);
-    expect(statSync(path.join(dir, 'terraform-provider-takoform_v0.1.0')).mode & 0o111).not.toBe(0);
+    expect(readdirSync(dir)).toEqual(['terraform-provider-takoform_v0.2.0']);
+    expect(statSync(path.join(dir, 'terraform-provider-takoform_v0.2.0')).size).toBe(statSync(SEA_EXECUTABLE).size);
+    expect(statSync(path.join(dir, 'terraform-provider-takoform_v0.2.0')).mode & 0o111).not.toBe(0);
   });
 
   it.runIf(process.platform === 'linux')('the single executable is stripped of its symbol table, and keeps the dynamic one', () => {
@@ -70,12 +70,12 @@ describe('install', () => {
   it('the single executable writes a release of its own platform, with no node on PATH', () => {
     const out = mkdtempSync(path.join(tmpdir(), 'takoform-sea-release-'));
     const text = execFileSync(SEA_EXECUTABLE, ['release', '--out', out], { env: { PATH: pathWithoutNode() } }).toString();
-    expect(text).toMatch(new RegExp(`${PLATFORM}: terraform-provider-takoform_0\\.1\\.0_${PLATFORM}\\.zip \\(single executable\\)`));
+    expect(text).toMatch(new RegExp(`${PLATFORM}: terraform-provider-takoform_0\\.2\\.0_${PLATFORM}\\.zip \\(single executable\\)`));
     expect(readdirSync(path.join(out, 'registry')).sort()).toEqual(
       [
-        'terraform-provider-takoform_0.1.0_SHA256SUMS',
-        'terraform-provider-takoform_0.1.0_manifest.json',
-        `terraform-provider-takoform_0.1.0_${PLATFORM}.zip`,
+        'terraform-provider-takoform_0.2.0_SHA256SUMS',
+        'terraform-provider-takoform_0.2.0_manifest.json',
+        `terraform-provider-takoform_0.2.0_${PLATFORM}.zip`,
       ].sort(),
     );
   });
@@ -84,14 +84,14 @@ describe('install', () => {
     const a = mkdtempSync(path.join(tmpdir(), 'takoform-install-'));
     const out = execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--mirror', a]).toString();
     expect(out).toMatch(/single executable/);
-    expect(readdirSync(path.join(a, PACKAGE))).toEqual(['terraform-provider-takoform_v0.1.0']);
+    expect(readdirSync(path.join(a, PACKAGE))).toEqual(['terraform-provider-takoform_v0.2.0']);
     const b = mkdtempSync(path.join(tmpdir(), 'takoform-install-'));
     expect(execFileSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--wrapper', '--mirror', b]).toString()).toMatch(/wrapper: needs node on PATH/);
     expect(readdirSync(path.join(b, PACKAGE)).sort()).toEqual([
       'provider-main.cache',
       'provider-main.cjs',
       'provider.cjs',
-      'terraform-provider-takoform_v0.1.0',
+      'terraform-provider-takoform_v0.2.0',
     ]);
   });
 });
@@ -108,7 +108,7 @@ describe.each(['tofu', 'terraform'] as const)('%s runs the single executable wit
   };
 
   it('init, apply, a clean re-plan and destroy', async () => {
-    expect((await ok(['init', '-input=false', '-no-color'])).stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.1\.0/);
+    expect((await ok(['init', '-input=false', '-no-color'])).stdout).toMatch(/Installed registry\.takoform\.dev\/takoform\/takoform v0\.2\.0/);
     expect((await ok(['apply', '-auto-approve', '-input=false', '-no-color'])).stdout).toMatch(/1 added, 0 changed, 0 destroyed/);
     expect((await ok(['plan', '-detailed-exitcode', '-input=false', '-no-color'], 0)).stdout).toMatch(/No changes/);
     expect((await ok(['destroy', '-auto-approve', '-input=false', '-no-color'])).stdout).toMatch(/1 destroyed/);

@@ -1,15 +1,17 @@
 // State written by the first release (state version 0: the Host's conditions as a list of
-// objects, `conditions`) read by this one (version 1: the same conditions as one JSON string,
-// `conditions_json`), through real tofu and terraform: core asks UpgradeResourceState for a
+// objects, `conditions`) read by this one (since version 1: the same conditions as one JSON
+// string, `conditions_json`), through real tofu and terraform: core asks UpgradeResourceState for a
 // stored instance and MoveResourceState for a moved one, and neither may plan a change, lose a
 // value or touch the Host resource.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCE_STATE_VERSION } from '../../src/plugin/resource/state-upgrade.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
 import { GENERIC_FORMS, QUICKSTART_LOCK } from '../support/paths.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
+import { instancesOf, rewriteInstances } from '../support/state-file.js';
 import { createWorkspace, type TofuWorkspace } from '../support/tofu.js';
 
 const TYPED = `resource "takoform_range_sequence" "first" {
@@ -49,21 +51,12 @@ moved {
 }
 `;
 
-interface StateInstance {
-  schema_version: number;
-  attributes: Record<string, unknown>;
-}
-interface StateFile {
-  serial: number;
-  resources: { type: string; name: string; instances: StateInstance[] }[];
-}
-
 /** Rewrites every instance of ours in the state file as the first release wrote it. */
 function rewriteAsVersion0(file: string): void {
-  const state = JSON.parse(readFileSync(file, 'utf8')) as StateFile;
-  for (const r of state.resources) {
-    if (!r.type.startsWith('takoform_')) continue;
-    for (const i of r.instances) {
+  rewriteInstances(
+    file,
+    (type) => type.startsWith('takoform_'),
+    (i) => {
       const { conditions_json: json, ...rest } = i.attributes;
       const conditions = (JSON.parse(json as string) as Record<string, string>[]).map((c) => ({
         type: c.type,
@@ -75,15 +68,8 @@ function rewriteAsVersion0(file: string): void {
       }));
       i.schema_version = 0;
       i.attributes = { ...rest, conditions };
-    }
-  }
-  state.serial += 1;
-  writeFileSync(file, JSON.stringify(state, null, 2));
-}
-
-function instancesOf(file: string): Record<string, StateInstance> {
-  const state = JSON.parse(readFileSync(file, 'utf8')) as StateFile;
-  return Object.fromEntries(state.resources.flatMap((r) => r.instances.map((i) => [`${r.type}.${r.name}`, i] as const)));
+    },
+  );
 }
 
 describe.each(['tofu', 'terraform'] as const)('state written by the first release, read through %s', (cli) => {
@@ -109,7 +95,7 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     expect(applied.stdout).toMatch(/first_ready_reason = "Available"/);
     expect(applied.stdout).toMatch(/first_messages = \[\s*"none",?\s*\]/);
     const first = instancesOf(stateFile())['takoform_range_sequence.first']!;
-    expect(first.schema_version).toBe(1);
+    expect(first.schema_version).toBe(RESOURCE_STATE_VERSION);
     expect(first.attributes.conditions).toBeUndefined();
     const onHost = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-first')).body;
     // Every member present, null where the Host gives none, so that `c.message` reads in HCL.
@@ -130,7 +116,7 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     await ws.ok(['apply', '-refresh-only', '-auto-approve', '-input=false', '-no-color']);
     const after = instancesOf(stateFile());
     for (const address of ['takoform_range_sequence.first', 'takoform_range_sequence.second']) {
-      expect(after[address]!.schema_version).toBe(1);
+      expect(after[address]!.schema_version).toBe(RESOURCE_STATE_VERSION);
       expect(after[address]!.attributes).toEqual(before[address]!.attributes);
     }
     expect([
@@ -161,7 +147,7 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     expect(p.stdout).toMatch(/No changes|Plan: 0 to add, 0 to change, 0 to destroy/);
     await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
     const moved = instancesOf(stateFile())['takoform_range_sequence.g']!;
-    expect(moved.schema_version).toBe(1);
+    expect(moved.schema_version).toBe(RESOURCE_STATE_VERSION);
     expect(moved.attributes.conditions_json).toBe(conditionsBefore);
     const after = (await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body;
     expect([after.metadata.uid, after.metadata.revision]).toEqual([before.metadata.uid, before.metadata.revision]);
@@ -171,7 +157,7 @@ describe.each(['tofu', 'terraform'] as const)('state written by the first releas
     tf(TYPED + generic('upgrade-moved') + `moved {\n  from = takoform_range_sequence.g\n  to   = takoform_resource.g\n}\n`);
     await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
     const back = instancesOf(stateFile())['takoform_resource.g']!;
-    expect([back.schema_version, back.attributes.conditions_json]).toEqual([1, conditionsBefore]);
+    expect([back.schema_version, back.attributes.conditions_json]).toEqual([RESOURCE_STATE_VERSION, conditionsBefore]);
     expect((await api.read(RANGE_SEQUENCE_REF, 'upgrade-moved')).body.metadata.revision).toBe(before.metadata.revision);
     expect((await plan()).code).toBe(0);
     tf('');

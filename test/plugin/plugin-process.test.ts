@@ -28,8 +28,8 @@ describe('the installed package', () => {
     const mirror = mkdtempSync(path.join(tmpdir(), 'mirror-'));
     const out = spawnSync(process.execPath, [PROVIDER_BUNDLE, 'install', '--wrapper', '--mirror', mirror], { encoding: 'utf8' });
     expect(out.status, out.stderr).toBe(0);
-    const dir = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.1.0', `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`);
-    expect(readdirSync(dir).sort()).toEqual(['provider-main.cache', 'provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.1.0']);
+    const dir = path.join(mirror, 'registry.takoform.dev/takoform/takoform/0.2.0', `${process.platform}_${process.arch === 'x64' ? 'amd64' : process.arch}`);
+    expect(readdirSync(dir).sort()).toEqual(['provider-main.cache', 'provider-main.cjs', 'provider.cjs', 'terraform-provider-takoform_v0.2.0']);
     const main = path.join(dir, 'provider-main.cjs');
     const source = readFileSync(main, 'utf8').replace(/^#!.*\n/, '');
     const script = new Script('(function (exports, require, module, __filename, __dirname) {' + source + '\n})', {
@@ -38,7 +38,7 @@ describe('the installed package', () => {
     });
     expect(script.cachedDataRejected).toBe(false);
     // The wrapper execs node (so core's SIGKILL reaches the provider itself) on the loader.
-    expect(readFileSync(path.join(dir, 'terraform-provider-takoform_v0.1.0'), 'utf8')).toMatch(
+    expect(readFileSync(path.join(dir, 'terraform-provider-takoform_v0.2.0'), 'utf8')).toMatch(
       /^#!\/bin\/sh\n[\s\S]*exec node "\$here\/provider\.cjs" "\$@"\n$/,
     );
   });

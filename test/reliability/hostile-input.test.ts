@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic__Output } from '../../src/plugin/generated/types/tfplugin6/Diagnostic.js';
 import { FormResourceType } from '../../src/plugin/resource/form-resource-type.js';
 import { GENERIC_TYPE, GENERIC_TYPE_NAME } from '../../src/plugin/resource/generic-resource.js';
+import { RESOURCE_STATE_VERSION } from '../../src/plugin/resource/state-upgrade.js';
 import { jsonToDynamic } from '../../src/plugin/schema/form-mapping.js';
 import { encodeMsgpack } from '../../src/plugin/values/msgpack.js';
 import { TfNumber } from '../../src/plugin/values/tf-number.js';
@@ -151,14 +152,14 @@ describe('concrete hostile inputs through the plugin process', () => {
   });
 
   it('refuses stored state that is not a JSON object, and hands a current one back byte for byte', async () => {
-    for (const version of [0, 1]) {
+    for (const version of [0, 1, RESOURCE_STATE_VERSION]) {
       for (const bad of ['{"name":', '[1,2,3]', '']) {
         const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version, raw_state: { json: Buffer.from(bad) } });
         expect(errorsOf(res.diagnostics).map((d) => d.summary)).toEqual(['Unreadable resource state']);
       }
     }
     const good = Buffer.from('{"name":"x","lower":1e400,"upper":2}');
-    const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 1, raw_state: { json: good } });
+    const res = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: RESOURCE_STATE_VERSION, raw_state: { json: good } });
     expect(res.diagnostics).toEqual([]);
     expect(Buffer.from(res.upgraded_state!.json).equals(good)).toBe(true);
   });
@@ -182,10 +183,14 @@ describe('concrete hostile inputs through the plugin process', () => {
     }
     const one = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 0, raw_state: { json: Buffer.from('{"conditions":7}') } });
     expect(errorsOf(one.diagnostics)[0]!.detail).toBe(
-      `The stored state of this ${sequence.typeName} (schema version 0) cannot be upgraded to version 1: its \`conditions\` is not a list. ` +
+      `The stored state of this ${sequence.typeName} (schema version 0) cannot be upgraded to version ${RESOURCE_STATE_VERSION}: its \`conditions\` is not a list. ` +
         'Restore the state file from a backup, or remove the resource from state (`state rm`) and import it again.',
     );
-    const newer = await plugin.upgradeResourceState({ type_name: sequence.typeName, version: 2, raw_state: { json: Buffer.from('{}') } });
+    const newer = await plugin.upgradeResourceState({
+      type_name: sequence.typeName,
+      version: RESOURCE_STATE_VERSION + 1,
+      raw_state: { json: Buffer.from('{}') },
+    });
     expect(errorsOf(newer.diagnostics).map((d) => d.summary)).toEqual(['State written by a newer provider']);
     expect(plugin.alive()).toBe(true);
   });
@@ -207,7 +212,7 @@ describe('concrete hostile inputs through the plugin process', () => {
       expect(bad.map((d) => d.summary)).toEqual(['Cannot move']);
       expect(bad[0]!.detail).toMatch(new RegExp(`^The ${source} state \\(schema version 0\\) cannot be read: its \`conditions\\[0\\]\` is not a condition`));
       expect(bad[0]!.detail).toMatch(/state rm/);
-      const newer = errorsOf((await move(source, target, 2, '{}')).diagnostics);
+      const newer = errorsOf((await move(source, target, RESOURCE_STATE_VERSION + 1, '{}')).diagnostics);
       expect(newer.map((d) => d.summary)).toEqual(['State written by a newer provider']);
     }
     // A source type takoform does not move from is named as such, whatever its version or bytes.

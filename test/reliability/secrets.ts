@@ -468,7 +468,7 @@ export async function runSecretsScanDetailed(options: ScenarioOptions): Promise<
     // ---- lane 2: the token in the provider block, through a variable ---------------------
     const laneVariableToken = async (): Promise<void> => {
       const config = (ephemeral: boolean) =>
-        `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.1.0" }\n  }\n}\n` +
+        `terraform {\n  required_providers {\n    takoform = { source = "registry.takoform.dev/takoform/takoform", version = "0.2.0" }\n  }\n}\n` +
         `variable "takoform_token" {\n  type      = string\n  sensitive = true\n${ephemeral ? '  ephemeral = true\n' : ''}}\n` +
         `provider "takoform" {\n  token = var.takoform_token\n}\n` +
         `resource "takoform_range_sequence" "v" {\n  name  = "variable-token-seq"\n  lower = 2\n  upper = 5\n}\n`;

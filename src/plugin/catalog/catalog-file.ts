@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseIJson } from '../../common/ijson.js';
+import { formAttributeClashes } from '../schema/form-mapping.js';
 import type { FormRef, JsonObject } from '../../host-client/wire-types.js';
 
 export const CATALOG_FILE_NAME = '.takoform.lock.json';
@@ -37,6 +38,19 @@ export interface CatalogForm {
 export interface Catalog {
   readonly formatVersion: number;
   readonly forms: readonly CatalogForm[];
+  /**
+   * Entries of the file that cannot be a typed resource type (attributeNameClashes), read but
+   * served as no type. Only a file written before the lock left such Forms out holds them;
+   * the diagnostics say how to keep their resources (catalog-hints.ts). Never written.
+   */
+  readonly withoutType?: readonly FormWithoutType[];
+}
+
+export interface FormWithoutType {
+  readonly typeName: string;
+  readonly formRef: FormRef;
+  /** Why, as sentences (`the properties … both become the attribute …`). */
+  readonly clashes: readonly string[];
 }
 
 export interface LoadedCatalog {
@@ -48,6 +62,10 @@ export interface LoadedCatalog {
   /** False when there is no such file (an empty catalog then). */
   readonly found: boolean;
 }
+
+/** What to do with a Form whose properties clash (said by the lock, and by a catalog that has one). */
+export const CLASH_REMEDY =
+  'A resource type holds one attribute per name, so this Form has no typed resource type; manage its resources with takoform_resource, whose spec keeps the property names as they are.';
 
 export class CatalogError extends Error {
   override readonly name = 'CatalogError';
@@ -79,7 +97,8 @@ export function parseCatalog(bytes: Uint8Array | string, where: string): Catalog
   if (o.formatVersion !== CATALOG_FORMAT_VERSION) fail(`formatVersion must be ${CATALOG_FORMAT_VERSION}`);
   if (!Array.isArray(o.forms)) fail('forms must be an array');
   const seen = new Set<string>();
-  const forms = (o.forms as unknown[]).map((entry, i): CatalogForm => {
+  const withoutType: FormWithoutType[] = [];
+  const entries = (o.forms as unknown[]).map((entry, i): CatalogForm => {
     const e = entry as Record<string, unknown>;
     const ref = e.formRef as Record<string, unknown> | undefined;
     const str = (v: unknown, what: string) => (typeof v === 'string' && v ? v : fail(`forms[${i}].${what} must be a non-empty string`));
@@ -88,6 +107,7 @@ export function parseCatalog(bytes: Uint8Array | string, where: string): Catalog
     if (seen.has(typeName)) fail(`resource type ${typeName} appears twice`);
     seen.add(typeName);
     if (typeof e.desiredSchema !== 'object' || e.desiredSchema === null) fail(`forms[${i}].desiredSchema must be an object`);
+    const outputSchema = typeof e.outputSchema === 'object' && e.outputSchema !== null ? (e.outputSchema as JsonObject) : undefined;
     return {
       typeName,
       formRef: {
@@ -102,13 +122,18 @@ export function parseCatalog(bytes: Uint8Array | string, where: string): Catalog
       operations: Array.isArray(e.operations) ? (e.operations as string[]) : [],
       immutableFields: Array.isArray(e.immutableFields) ? (e.immutableFields as string[]) : [],
       ...(typeof e.role === 'string' ? { role: e.role } : {}),
-      ...(typeof e.outputSchema === 'object' && e.outputSchema !== null ? { outputSchema: e.outputSchema as JsonObject } : {}),
+      ...(outputSchema ? { outputSchema } : {}),
       ...(Array.isArray(e.constraints) && e.constraints.length > 0 ? { constraints: e.constraints as JsonObject[] } : {}),
       ...(e.packageVerified === true ? { packageVerified: true } : {}),
       desiredSchema: e.desiredSchema as JsonObject,
     };
   });
-  return { formatVersion: CATALOG_FORMAT_VERSION, forms };
+  const forms = entries.filter((form) => {
+    const clashes = formAttributeClashes(form);
+    if (clashes.length > 0) withoutType.push({ typeName: form.typeName, formRef: form.formRef, clashes });
+    return clashes.length === 0;
+  });
+  return { formatVersion: CATALOG_FORMAT_VERSION, forms, ...(withoutType.length > 0 ? { withoutType } : {}) };
 }
 
 /** Deterministic text of a catalog: sorted forms, stable key order, trailing newline. */

@@ -10,7 +10,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errorDiag, warningDiag, type Diagnostic } from '../diag/diagnostics.js';
-import { CATALOG_FILE_NAME, type CatalogForm, type LoadedCatalog } from './catalog-file.js';
+import { formatFormRef } from '../../host-client/wire-types.js';
+import { CATALOG_FILE_NAME, CLASH_REMEDY, type CatalogForm, type FormWithoutType, type LoadedCatalog } from './catalog-file.js';
 
 /** The command a person types; the docs print the same (README, docs/resources.md). */
 export const LOCK_COMMAND = 'terraform-provider-takoform catalog lock';
@@ -34,8 +35,32 @@ const HOW = (loaded: LoadedCatalog, env: NodeJS.ProcessEnv) =>
 
 /** Diagnostics about the catalog as a whole, given the resource types the configuration uses. */
 export function catalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv = process.env): Diagnostic[] {
+  const withoutType = loaded.catalog.withoutType ?? [];
+  return [...withoutType.map((form) => withoutTypeDiagnostic(form, used.get(form.typeName), loaded)), ...wholeCatalogDiagnostics(loaded, used, env)];
+}
+
+/**
+ * A catalog entry that cannot be a typed type (catalog-file.ts): an error where the
+ * configuration uses it, with the way to keep its resources under takoform_resource without
+ * destroying them (tried on a state the earlier release wrote); a warning elsewhere.
+ */
+function withoutTypeDiagnostic(form: FormWithoutType, usedAt: string | undefined, loaded: LoadedCatalog): Diagnostic {
+  const ref = form.formRef;
+  const what = `${form.typeName} in ${loaded.file} (${formatFormRef(ref)}) is not a resource type: ${form.clashes.join('; ')}. ` + CLASH_REMEDY;
+  if (!usedAt) return warningDiag('Form without a typed resource type', `${what} Lock the catalog again to leave the entry out.`);
+  return errorDiag(
+    'Form without a typed resource type',
+    `${what}\n\nThe configuration uses it (${usedAt}). To keep its resources, take each one out of the state without destroying it (core cannot read a state of a type the provider does not serve, so a \`removed\` block cannot do it), and import it under takoform_resource:\n\n` +
+      `  terraform state rm ${form.typeName}.NAME     (or tofu state rm)\n\n` +
+      `  import {\n    to = takoform_resource.NAME\n    id = "${ref.apiVersion}/${ref.kind}/${ref.definitionVersion}/${ref.schemaDigest}/SPACE/RESOURCE_NAME"\n  }\n\n` +
+      `with a takoform_resource block of that FormRef whose spec sets each property by its JSON name; the Host resource is untouched. Then lock the catalog again: ${lockCommandFor(loaded)}`,
+  );
+}
+
+function wholeCatalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): Diagnostic[] {
   const known = new Set(loaded.catalog.forms.map((f) => f.typeName));
-  const missing = [...used].filter(([type]) => !CATALOG_FREE_TYPES.has(type) && !known.has(type));
+  const withoutType = new Set((loaded.catalog.withoutType ?? []).map((f) => f.typeName));
+  const missing = [...used].filter(([type]) => !CATALOG_FREE_TYPES.has(type) && !known.has(type) && !withoutType.has(type));
   if (missing.length) {
     // Core would have suggested a close name for a typo; keep that help.
     const list = missing.map(([type, where]) => `${type} (${where}${closest(type, known) ? `; did you mean ${closest(type, known)}?` : ''})`).join(', ');

@@ -5,9 +5,10 @@
 import { HostClient } from '../../host-client/index.js';
 import { formatFormRef, sameFormRef } from '../../host-client/wire-types.js';
 import { canonicalJson } from '../../common/digest.js';
+import { formAttributeClashes } from '../schema/form-mapping.js';
 import { defaultTypeName, snakeCase } from '../schema/names.js';
 import { readFormPackages } from './form-package.js';
-import { CATALOG_FORMAT_VERSION, CatalogError, type Catalog, type CatalogForm } from './catalog-file.js';
+import { CATALOG_FORMAT_VERSION, CatalogError, CLASH_REMEDY, type Catalog, type CatalogForm } from './catalog-file.js';
 
 export interface LockOptions {
   readonly endpoint: string;
@@ -40,6 +41,12 @@ export async function lockCatalog(options: LockOptions): Promise<Catalog> {
       const pkg = packages.find((p) => sameFormRef(p.formRef, entry.identity.formRef));
       if (pkg && canonicalJson(pkg.desiredSchema) !== canonicalJson(def.desiredSchema)) {
         throw new CatalogError(`the Host serves a different desiredSchema for ${formatFormRef(pkg.formRef)} than its verified package`);
+      }
+      const clashes = formAttributeClashes({ desiredSchema: def.desiredSchema, ...(pkg?.outputSchema ? { outputSchema: pkg.outputSchema } : {}) });
+      if (clashes.length > 0) {
+        // Locking it would lose one of the two values; leaving it out keeps every other type.
+        options.warn?.(`${formatFormRef(entry.identity.formRef)} is left out of the catalog: ${clashes.join('; ')}. ${CLASH_REMEDY}`);
+        continue;
       }
       forms.push({
         typeName: '',

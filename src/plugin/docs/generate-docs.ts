@@ -9,6 +9,7 @@ import { PROVIDER_SCHEMA } from '../provider/provider-config.js';
 import { FormResourceType } from '../resource/form-resource-type.js';
 import { GENERIC_SCHEMA, GENERIC_TYPE_NAME } from '../resource/generic-resource.js';
 import { PROVIDER_SOURCE } from '../install.js';
+import { PROVIDER_VERSION } from '../provider/provider.js';
 import type { FieldMapping } from '../schema/form-mapping.js';
 import { defaultTypeName } from '../schema/names.js';
 import { exampleConfig } from './example-config.js';
@@ -50,7 +51,7 @@ terraform {
   required_providers {
     takoform = {
       source  = "${PROVIDER_SOURCE}"
-      version = "0.1.0"
+      version = "${PROVIDER_VERSION}"
     }
   }
 }

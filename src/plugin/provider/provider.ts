@@ -18,7 +18,7 @@ import type { ArtifactHost } from '../artifact/artifact-resource.js';
 import { connectionDiagnostic } from './connection-check.js';
 import { readProviderSettings } from './provider-config.js';
 
-export const PROVIDER_VERSION = '0.1.0';
+export const PROVIDER_VERSION = '0.2.0';
 
 export class TakoformProvider implements HostAccess, ArtifactHost {
   readonly resourceTypes = new Map<string, FormResourceType>();

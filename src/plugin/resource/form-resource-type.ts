@@ -21,7 +21,7 @@ import {
   type FieldMapping,
   type ValueMapping,
 } from '../schema/form-mapping.js';
-import { topLevelAttributeName } from '../schema/names.js';
+import { snakeCase, topLevelAttributeName } from '../schema/names.js';
 import { checkSpecConstraints } from '../schema/spec-constraints.js';
 import { impliedType, type TfSchema } from '../schema/tf-schema.js';
 import { T, type TfType } from '../values/tf-type.js';
@@ -31,7 +31,7 @@ import { conditionValues, CONDITION_TYPE, ENVELOPE_ATTRIBUTES, envelopeValues, s
 import { sameValue, withTimeouts } from './lifecycle/common.js';
 import type { ResourcePrivate } from './lifecycle/resource-private.js';
 import type { ImportTarget, KindTraits, ResourceKind } from './resource-kind.js';
-import { RESOURCE_STATE_VERSION } from './state-upgrade.js';
+import { RESOURCE_STATE_VERSION, type StateShape } from './state-upgrade.js';
 import { invalidDuration, TIMEOUTS_BLOCK } from './timeouts.js';
 import { resourceNameProblem, spaceIdProblem } from '../../common/grammar.js';
 
@@ -52,6 +52,7 @@ export class FormResourceType implements ResourceKind {
   /** Offline JSON Schema checks of configurations (compiled on first use). */
   readonly validator: ConfigValidator;
   readonly computedOnChange: readonly string[];
+  readonly stateShape: StateShape;
 
   constructor(readonly form: CatalogForm) {
     this.typeName = form.typeName;
@@ -59,6 +60,7 @@ export class FormResourceType implements ResourceKind {
     this.validator = new ConfigValidator(form.typeName, form.desiredSchema, this.fields);
     this.outputFields = form.outputSchema ? mapOutputSchema(form.outputSchema) : undefined;
     this.computedOnChange = this.outputFields ? ['outputs'] : [];
+    this.stateShape = { outputsProperty: this.fields.some((f) => snakeCase(f.property) === 'outputs'), typedOutputs: this.outputFields !== undefined };
     const canUpdate = form.operations.length === 0 || form.operations.includes('update');
     const immutable = new Set(
       form.immutableFields

@@ -23,7 +23,7 @@ import type { FormResourceType } from './form-resource-type.js';
 import { withTimeouts } from './lifecycle/common.js';
 import type { ResourcePrivate } from './lifecycle/resource-private.js';
 import type { ImportTarget, KindTraits, ResourceKind } from './resource-kind.js';
-import { RESOURCE_STATE_VERSION } from './state-upgrade.js';
+import { NO_FORM_ATTRIBUTES, RESOURCE_STATE_VERSION } from './state-upgrade.js';
 import { invalidDuration, TIMEOUTS_BLOCK } from './timeouts.js';
 
 export const GENERIC_TYPE_NAME = 'takoform_resource';
@@ -76,6 +76,7 @@ export class GenericResourceKind implements ResourceKind {
   readonly valueType = GENERIC_TYPE;
   readonly traits = GENERIC_TRAITS;
   readonly computedOnChange = ['spec_json'] as const;
+  readonly stateShape = NO_FORM_ATTRIBUTES;
 
   /** `typed(ref)`: the catalog's typed type of the same exact Form, if any (its schema checks the spec offline). */
   constructor(private readonly typed: (ref: FormRef) => FormResourceType | undefined) {}

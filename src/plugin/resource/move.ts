@@ -8,7 +8,7 @@ import { toSpec } from '../schema/form-mapping.js';
 import { decodeStateJson } from '../values/state-json.js';
 import { isObjectValue, objectValue, type TfObject } from '../values/tf-value.js';
 import type { FormResourceType } from './form-resource-type.js';
-import { newerStateDiagnostic, RESOURCE_STATE_VERSION, upgradeStateJson } from './state-upgrade.js';
+import { newerStateDiagnostic, NO_FORM_ATTRIBUTES, RESOURCE_STATE_VERSION, upgradeStateJson } from './state-upgrade.js';
 import { formRefOf, genericFromHostSpec, GENERIC_TYPE, GENERIC_TYPE_NAME } from './generic-resource.js';
 
 export function moveState(
@@ -22,7 +22,7 @@ export function moveState(
   if (!sourceJson || sourceJson.length === 0) return { state: null, diagnostics: [errorDiag('Nothing to move', `The ${sourceType} state is empty.`)] };
   if (sourceVersion > RESOURCE_STATE_VERSION) return { state: null, diagnostics: [newerStateDiagnostic(sourceType, sourceVersion)] };
   // A source written under an older version is read in the current shape first.
-  const upgraded = upgradeStateJson(sourceJson, sourceVersion);
+  const upgraded = upgradeStateJson(sourceJson, sourceVersion, typedSource?.stateShape ?? NO_FORM_ATTRIBUTES);
   if ('problem' in upgraded) {
     const detail = `The ${sourceType} state (schema version ${sourceVersion}) cannot be read: ${upgraded.problem}. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it under the new address.`;
     return { state: null, diagnostics: [errorDiag('Cannot move', detail)] };

@@ -14,6 +14,7 @@ import type { TfSchema } from '../schema/tf-schema.js';
 import type { TfType } from '../values/tf-type.js';
 import type { TfObject, TfValue } from '../values/tf-value.js';
 import type { ResourcePrivate } from './lifecycle/resource-private.js';
+import type { StateShape } from './state-upgrade.js';
 
 export interface KindTraits {
   /** Resource identity (protocol 6.9, `import { identity = {...} }`): only where the type pins the Form. */
@@ -34,6 +35,8 @@ export interface ResourceKind {
   /** The type every config, plan and state value of this kind is encoded with. */
   readonly valueType: TfType;
   readonly traits: KindTraits;
+  /** What an upgrade of a stored state of this type needs to know (state-upgrade.ts). */
+  readonly stateShape: StateShape;
 
   /** The exact Form of a value whose Form attributes are known (see `specKnown`). */
   formRef(value: TfObject): FormRef;

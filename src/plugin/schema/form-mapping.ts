@@ -110,6 +110,37 @@ export function mapValue(schema: JsonSchema): ValueMapping {
   }
 }
 
+/**
+ * Properties of one object that become the same attribute name (`retryLimit` and
+ * `retry_limit`, or `outputs` and `specOutputs`), anywhere in the mapping, as sentences. A
+ * Terraform schema holds one attribute per name, so such a Form cannot be a typed resource
+ * type: core would keep one of the two and the other's values would be lost without a word.
+ */
+export function attributeNameClashes(fields: readonly FieldMapping[], path: readonly string[] = []): string[] {
+  const found: string[] = [];
+  const byName = new Map<string, string[]>();
+  for (const f of fields) byName.set(f.attribute, [...(byName.get(f.attribute) ?? []), f.property]);
+  for (const [attribute, properties] of byName) {
+    if (properties.length < 2) continue;
+    const within = path.length > 0 ? ` of \`${path.join('.')}\`` : '';
+    const listed = properties.map((p) => `\`${p}\``);
+    const names = listed.length === 2 ? `${listed[0]} and ${listed[1]}${within} both` : `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}${within} all`;
+    found.push(`the properties ${names} become the attribute \`${attribute}\``);
+  }
+  const nested = (m: ValueMapping): readonly FieldMapping[] =>
+    m.kind === 'object' ? m.fields : m.kind === 'list' || m.kind === 'map' ? nested(m.element) : [];
+  for (const f of fields) found.push(...attributeNameClashes(nested(f.mapping), [...path, f.attribute]));
+  return found;
+}
+
+/** The clashes of a Form's desired and output schemas (see attributeNameClashes); none for a Form that maps. */
+export function formAttributeClashes(form: { readonly desiredSchema: JsonSchema; readonly outputSchema?: JsonSchema }): string[] {
+  return [
+    ...attributeNameClashes(mapDesiredSchema(form.desiredSchema)),
+    ...(form.outputSchema ? attributeNameClashes(mapOutputSchema(form.outputSchema), ['outputs']) : []),
+  ];
+}
+
 /** True when a value of this mapping can hold values of different types (a `dynamic` part). */
 export function containsDynamic(m: ValueMapping): boolean {
   switch (m.kind) {

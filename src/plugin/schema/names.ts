@@ -18,6 +18,10 @@ export const ENVELOPE_ATTRIBUTES = [
   'conditions_json',
   'ready',
   'outputs_json',
+  // The typed outputs of a Form with an outputSchema. Reserved for every Form since state
+  // version 2, so that an attribute's name never depends on whether the lock found the Form's
+  // package: a Form property `outputs` is `spec_outputs` either way (state-upgrade.ts).
+  'outputs',
   'pending_operation',
   'timeouts',
 ] as const;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LoadedCatalog } from '../../../src/plugin/catalog/catalog-file.js';
+import { formatCatalog, parseCatalog, type LoadedCatalog } from '../../../src/plugin/catalog/catalog-file.js';
 import { catalogDiagnostics, resourceTypesInConfiguration } from '../../../src/plugin/catalog/catalog-hints.js';
 
 const loaded = (found: boolean, typeNames: string[] = [], file = '/m/.takoform.lock.json'): LoadedCatalog => ({
@@ -53,6 +53,31 @@ describe('resource types in the configuration', () => {
 });
 
 describe('catalog diagnostics', () => {
+  it('reads an entry whose properties clash as no type: an error where a block uses it, a warning elsewhere, never "not in the catalog"', () => {
+    const clashing = {
+      typeName: 'takoform_clash',
+      formRef: { apiVersion: 'g.example', kind: 'Clash', definitionVersion: '1.0.0', schemaDigest: 'sha256:c' },
+      title: 'Clash',
+      operations: [],
+      immutableFields: [],
+      desiredSchema: { type: 'object', additionalProperties: false, properties: { retryLimit: { type: 'integer' }, retry_limit: { type: 'integer' } } },
+    };
+    const file = '/m/.takoform.lock.json';
+    const catalog = parseCatalog(JSON.stringify({ formatVersion: 1, forms: [clashing, { ...clashing, typeName: 'takoform_ok', desiredSchema: {} }] }), file);
+    expect(catalog.forms.map((f) => f.typeName)).toEqual(['takoform_ok']);
+    expect(formatCatalog(catalog)).not.toContain('takoform_clash');
+    const on = { catalog, source: file, file, found: true };
+    const [used, ...rest] = catalogDiagnostics(on, new Map([['takoform_clash', 'main.tf:3']]), {});
+    expect(rest).toEqual([]);
+    expect(used).toMatchObject({ severity: 'error', summary: 'Form without a typed resource type' });
+    expect(used!.detail).toContain('the properties `retryLimit` and `retry_limit` both become the attribute `retry_limit`');
+    expect(used!.detail).toContain('The configuration uses it (main.tf:3)');
+    expect(used!.detail).toContain('id = "g.example/Clash/1.0.0/sha256:c/SPACE/RESOURCE_NAME"');
+    expect(catalogDiagnostics(on, new Map([['takoform_ok', 'main.tf:1']]), {})).toEqual([
+      expect.objectContaining({ severity: 'warning', summary: 'Form without a typed resource type' }),
+    ]);
+  });
+
   it('is an error naming the file, TAKOFORM_CATALOG and the command when a used type is missing', () => {
     const [d] = catalogDiagnostics(
       loaded(true, ['takoform_b']),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CatalogForm } from '../../../src/plugin/catalog/catalog-file.js';
 import { FormResourceType } from '../../../src/plugin/resource/form-resource-type.js';
-import { fromSpec, toSpec } from '../../../src/plugin/schema/form-mapping.js';
+import { formAttributeClashes, fromSpec, toSpec } from '../../../src/plugin/schema/form-mapping.js';
 import { topLevelAttributeName } from '../../../src/plugin/schema/names.js';
 import { toProtoSchema } from '../../../src/plugin/grpc/convert.js';
 import { TfNumber } from '../../../src/plugin/values/tf-number.js';
@@ -93,6 +93,34 @@ describe('attribute naming rule', () => {
     expect(topLevelAttributeName('count')).toBe('spec_count');
     expect(topLevelAttributeName('externalServices')).toBe('external_services');
     expect(topLevelAttributeName('URLPath')).toBe('url_path');
+  });
+});
+
+describe('properties that become one attribute name', () => {
+  const closed = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
+  it('are found at the top, in nested objects, lists and maps, and in the outputs, each named with its path', () => {
+    expect(
+      formAttributeClashes({ desiredSchema: closed({ retryLimit: { type: 'integer' }, retry_limit: { type: 'integer' }, other: { type: 'string' } }) }),
+    ).toEqual(['the properties `retryLimit` and `retry_limit` both become the attribute `retry_limit`']);
+    // `outputs` is reserved, so it meets a property that is spec_outputs by itself.
+    expect(formAttributeClashes({ desiredSchema: closed({ outputs: { type: 'string' }, specOutputs: { type: 'string' } }) })).toEqual([
+      'the properties `outputs` and `specOutputs` both become the attribute `spec_outputs`',
+    ]);
+    const nested = closed({
+      a: closed({ b: { type: 'array', items: closed({ xY: { type: 'string' }, x_y: { type: 'string' }, 'x-y': { type: 'string' } }) } }),
+    });
+    expect(formAttributeClashes({ desiredSchema: nested, outputSchema: closed({ hostName: { type: 'string' }, host_name: { type: 'string' } }) })).toEqual([
+      'the properties `xY`, `x_y` and `x-y` of `a.b` all become the attribute `x_y`',
+      'the properties `hostName` and `host_name` of `outputs` both become the attribute `host_name`',
+    ]);
+  });
+  it('are none in a Form whose names map apart (a property outputs beside typed outputs included)', () => {
+    expect(
+      formAttributeClashes({
+        desiredSchema: closed({ outputs: closed({ format: { type: 'string' } }), name: { type: 'string' } }),
+        outputSchema: closed({ outputs: { type: 'string' } }),
+      }),
+    ).toEqual([]);
   });
 });
 

@@ -29,10 +29,12 @@ describe('names', () => {
   });
 
   it('prefixes every envelope name, the computed ones and the first release `conditions` included', () => {
-    // Each of these is an attribute of every typed resource: a property of the same name must
-    // not collide with it. (`outputs` is one only where the Form has an output schema, and is
-    // not prefixed elsewhere: docs/resources.md.)
+    // Each of these is an attribute of every typed resource (`outputs` of one whose Form has an
+    // output schema, and reserved for all since state version 2, so that a relock that finds
+    // the Form's package does not rename an attribute): a property of the same name must not
+    // collide with it.
     for (const [property, attribute] of [
+      ['outputs', 'spec_outputs'],
       ['conditions', 'spec_conditions'],
       ['conditionsJson', 'spec_conditions_json'],
       ['pendingOperation', 'spec_pending_operation'],

@@ -7,6 +7,7 @@ import { errorDiag } from '../../diag/diagnostics.js';
 import { applyArtifact, importArtifactRefused, planArtifact, readArtifact, validateArtifact } from '../../artifact/artifact-resource.js';
 import { ARTIFACT_SCHEMA, ARTIFACT_TYPE, ARTIFACT_TYPE_NAME } from '../../artifact/artifact-schema.js';
 import type { TakoformProvider } from '../../provider/provider.js';
+import { readOnlyDiagnostics } from '../../schema/read-only.js';
 import { toProtoDiagnostics } from '../convert.js';
 import { decodeObject, encodeDynamic } from '../dynamic-value.js';
 import { stateJsonProblem } from './resource-rpcs.js';
@@ -18,7 +19,9 @@ export function artifactRpcs(provider: TakoformProvider, unary: ReturnType<typeo
   return {
     ValidateResourceConfig: unary('ValidateResourceConfig', (req) => {
       const config = decodeObject(req.config, ARTIFACT_TYPE);
-      return { diagnostics: toProtoDiagnostics(config ? validateArtifact(config) : []) };
+      return {
+        diagnostics: toProtoDiagnostics(config ? [...readOnlyDiagnostics(ARTIFACT_TYPE_NAME, ARTIFACT_SCHEMA.block, config), ...validateArtifact(config)] : []),
+      };
     }),
 
     UpgradeResourceState: unary('UpgradeResourceState', (req) => {

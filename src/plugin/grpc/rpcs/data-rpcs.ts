@@ -4,6 +4,7 @@ import { DATA_SOURCES, type DataSource } from '../../data/data-sources.js';
 import { errorDiag } from '../../diag/diagnostics.js';
 import type { TakoformProvider } from '../../provider/provider.js';
 import { addressDiagnostics } from '../../resource/address-validation.js';
+import { readOnlyDiagnostics } from '../../schema/read-only.js';
 import { toProtoDiagnostics } from '../convert.js';
 import { decodeObject, encodeDynamic } from '../dynamic-value.js';
 import type { unaryRpc } from './unary.js';
@@ -17,8 +18,13 @@ function dataSource(typeName: string): DataSource {
 export function dataRpcs(provider: TakoformProvider, unary: ReturnType<typeof unaryRpc>) {
   return {
     ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req) => {
-      const config = decodeObject(req.config, dataSource(req.type_name).valueType);
-      return { diagnostics: toProtoDiagnostics(config ? addressDiagnostics(req.type_name, config) : []) };
+      const ds = dataSource(req.type_name);
+      const config = decodeObject(req.config, ds.valueType);
+      return {
+        diagnostics: toProtoDiagnostics(
+          config ? [...readOnlyDiagnostics(req.type_name, ds.schema.block, config), ...addressDiagnostics(req.type_name, config)] : [],
+        ),
+      };
     }),
 
     ReadDataSource: unary('ReadDataSource', async (req) => {

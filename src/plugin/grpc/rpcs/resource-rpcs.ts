@@ -13,6 +13,7 @@ import { readResource } from '../../resource/lifecycle/read.js';
 import { moveState } from '../../resource/move.js';
 import type { ResourceKind } from '../../resource/resource-kind.js';
 import { newerStateDiagnostic, upgradeStateJson } from '../../resource/state-upgrade.js';
+import { readOnlyDiagnostics } from '../../schema/read-only.js';
 import type { TfObject } from '../../values/tf-value.js';
 import { identityFromProto, identityToProto, privateFromProto, privateToProto, toProtoDiagnostics, toProtoPaths } from '../convert.js';
 import { decodeObject, encodeDynamic } from '../dynamic-value.js';
@@ -56,7 +57,9 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
     ValidateResourceConfig: unary('ValidateResourceConfig', async (req) => {
       const kind = provider.kind(req.type_name);
       const config = decodeObject(req.config, kind.valueType);
-      return { diagnostics: toProtoDiagnostics(config ? await kind.validate(config) : []) };
+      return {
+        diagnostics: toProtoDiagnostics(config ? [...readOnlyDiagnostics(req.type_name, kind.schema.block, config), ...(await kind.validate(config))] : []),
+      };
     }),
 
     UpgradeResourceState: unary('UpgradeResourceState', (req) => {
@@ -66,7 +69,7 @@ export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeo
       const json = req.raw_state?.json ?? Buffer.alloc(0);
       if (version < kind.schema.version) {
         // An older state (state-upgrade.ts lists the versions): rewritten once into the current shape.
-        const upgraded = upgradeStateJson(json, version);
+        const upgraded = upgradeStateJson(json, version, kind.stateShape);
         if ('problem' in upgraded) {
           const detail = `The stored state of this ${req.type_name} (schema version ${version}) cannot be upgraded to version ${kind.schema.version}: ${upgraded.problem}. Restore the state file from a backup, or remove the resource from state (\`state rm\`) and import it again.`;
           return { diagnostics: toProtoDiagnostics([errorDiag('Unreadable resource state', detail)]) };
