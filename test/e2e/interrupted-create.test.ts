@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journalFiles } from '../support/create-journal-files.js';
+import { journalEntries } from '../support/create-journal-files.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { PROVIDER_BLOCK } from '../support/hcl.js';
 import { HostApi, RANGE_SEQUENCE_REF } from '../support/host-api.js';
@@ -104,7 +104,7 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
   let api: HostApi;
   let backend: Server;
   let saved: string | undefined;
-  let killOnSave: { names: readonly string[]; child: ChildProcess; journalAtKill?: string[] } | undefined;
+  let killOnSave: { names: readonly string[]; child: ChildProcess; journalAtKill?: Record<string, unknown>[] } | undefined;
   let wsDir = '';
 
   beforeAll(async () => {
@@ -122,7 +122,7 @@ describe.each(['tofu', 'terraform'] as const)('a %s killed after its provider cl
           if (saved === undefined) res.writeHead(404).end();
           else res.writeHead(200, { 'content-type': 'application/json' }).end(saved);
         } else if (req.method === 'POST' && killOnSave && killOnSave.names.some((n) => body.includes(n))) {
-          killOnSave.journalAtKill = journalFiles(wsDir).filter((f) => f.endsWith('.json'));
+          killOnSave.journalAtKill = journalEntries(wsDir);
           killOnSave.child.kill('SIGKILL');
           req.socket.destroy();
         } else if (req.method === 'POST') {

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { journalFiles } from '../support/create-journal-files.js';
+import { journalEntries } from '../support/create-journal-files.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { HostApi, type FormRefLike } from '../support/host-api.js';
 import { startHostProcess, type HostProcess } from '../support/host-process.js';
@@ -169,14 +169,8 @@ export async function startRig(options: RigOptions = {}): Promise<SoakRig> {
     },
     journalInventory() {
       const out = new Set<string>();
-      for (const file of journalFiles(workspace.dir)) {
-        if (!file.endsWith('.json')) continue;
-        let entry: { name?: string; formRef?: { kind?: string } };
-        try {
-          entry = JSON.parse(readFileSync(file, 'utf8')) as typeof entry;
-        } catch {
-          continue; // torn by the kill: never sent, so it stands for nothing on the Host
-        }
+      // A torn entry (the kill) is left out: it was never sent, so it stands for nothing on the Host.
+      for (const entry of journalEntries(workspace.dir) as { name?: string; formRef?: { kind?: string } }[]) {
         const form = formOfKind(entry.formRef?.kind);
         if (form && entry.name) out.add(key(form, entry.name));
       }
