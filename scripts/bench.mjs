@@ -61,7 +61,7 @@ const versionOf = (bundle) => execFileSync(process.execPath, [bundle, 'version']
 const VERSION = versionOf(PROVIDER);
 const BASELINE_VERSION = BASELINE ? versionOf(BASELINE) : undefined;
 /** The mirror directory of our package (every takoform-sourced variant but the baseline is installed as this version). */
-const packageDir = (mirror, version = VERSION) => path.join(mirror, 'registry.takoform.dev/takoform/takoform', version, `${process.platform}_${GO_ARCH}`);
+const packageDir = (mirror) => path.join(mirror, 'registry.takoform.dev/takoform/takoform', VERSION, `${process.platform}_${GO_ARCH}`);
 const HOST = path.join(root, 'dist/host/takoform-host.cjs');
 const FORMS = path.resolve(root, '..', 'shared/data/takoform/conformance/takoform-v1/generic-host/external-family');
 // scripts/install-null-provider: a filesystem mirror whose package holds the CPU-recording

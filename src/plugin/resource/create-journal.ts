@@ -149,7 +149,7 @@ export class CreateJournal {
     writeSync(this.log.fd, `${text}\n`);
     this.ownEntries.set(file, text);
     this.ownFiles.add(file);
-    this.filesOf(this.nameKey(intent.formRef, intent.space, intent.name)).add(file);
+    this.filesOf(nameKeyOf(file)).add(file);
     return entry;
   }
 
@@ -250,9 +250,7 @@ export class CreateJournal {
     if (this.ownEntries.delete(file)) {
       if (mark && this.log) writeSync(this.log.fd, `${JSON.stringify({ removed: file })}\n`);
     } else removeFile(path.join(this.dir!, file));
-    this.listing()
-      .get(file.slice(0, file.indexOf('.')))
-      ?.delete(file); // the name key is the file name's first part
+    this.listing().get(nameKeyOf(file))?.delete(file);
     this.answered.delete(file);
   }
 
@@ -316,7 +314,7 @@ export class CreateJournal {
     }
     for (const [file, line] of entries) {
       writeFileSync(path.join(this.dir!, file), line);
-      this.filesOf(file.slice(0, file.indexOf('.'))).add(file);
+      this.filesOf(nameKeyOf(file)).add(file);
     }
     removeFile(path.join(this.dir!, log));
   }
@@ -332,6 +330,9 @@ export class CreateJournal {
 }
 
 const ENTRY_FILE = /^([0-9a-f]{32})\.([0-9a-f]{32})\.json$/;
+
+/** The name key of an entry file: its name's first part (`<name key>.<attempt>.json`). */
+const nameKeyOf = (file: string): string => file.slice(0, file.indexOf('.'));
 const LOG_FILE = /^([0-9]+)-[0-9a-f]{32}\.log$/;
 
 /**

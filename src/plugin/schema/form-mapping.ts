@@ -40,9 +40,23 @@ export interface FieldMapping {
   readonly description?: string;
 }
 
+/**
+ * The mappings made of each schema object, so that a launch maps a catalog Form once: the
+ * catalog checks it for clashing names (formAttributeClashes) and its resource type is built
+ * from the same mapping. The mappings are never changed after they are made.
+ */
+const desiredMappings = new WeakMap<JsonSchema, readonly FieldMapping[]>();
+const outputMappings = new WeakMap<JsonSchema, readonly FieldMapping[]>();
+
+function mapOnce(cache: WeakMap<JsonSchema, readonly FieldMapping[]>, schema: JsonSchema, nameOf: (property: string) => string): readonly FieldMapping[] {
+  let fields = cache.get(schema);
+  if (!fields) cache.set(schema, (fields = mapProperties(schema, nameOf)));
+  return fields;
+}
+
 /** Maps the top level of a desired schema. Property order is kept (it is the doc order). */
-export function mapDesiredSchema(schema: JsonSchema): FieldMapping[] {
-  return mapProperties(schema, topLevelAttributeName);
+export function mapDesiredSchema(schema: JsonSchema): readonly FieldMapping[] {
+  return mapOnce(desiredMappings, schema, topLevelAttributeName);
 }
 
 function mapProperties(schema: JsonSchema, nameOf: (property: string) => string): FieldMapping[] {
@@ -266,8 +280,8 @@ export function computedAttribute(field: FieldMapping): TfAttribute {
 }
 
 /** Maps an output schema's properties with their JSON names turned into snake_case. */
-export function mapOutputSchema(schema: JsonSchema): FieldMapping[] {
-  return mapProperties(schema, snakeCase);
+export function mapOutputSchema(schema: JsonSchema): readonly FieldMapping[] {
+  return mapOnce(outputMappings, schema, snakeCase);
 }
 
 export function valueType(m: ValueMapping): TfType {
