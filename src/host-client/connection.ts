@@ -38,6 +38,11 @@ export interface HostClientOptions {
   readonly requestsPerSecond?: number;
   /** How long to wait for a 202 Operation to finish. Default 10 minutes. */
   readonly operationTimeoutMs?: number;
+  /**
+   * When aborted, every wait for an Operation ends at once (AcceptedOutcomeUnknownError with
+   * `stopped`), so that a caller asked to stop records the Operation instead of waiting on.
+   */
+  readonly stopSignal?: AbortSignal;
   readonly onExchange?: (event: ExchangeEvent) => void;
 }
 
@@ -45,6 +50,7 @@ export class HostConnection {
   readonly origin: URL;
   readonly transport: Transport;
   readonly operationTimeoutMs: number;
+  readonly stopSignal: AbortSignal | undefined;
   private apiPath: Promise<string> | undefined;
 
   constructor(options: HostClientOptions) {
@@ -59,6 +65,7 @@ export class HostConnection {
       }
     }
     this.operationTimeoutMs = options.operationTimeoutMs ?? 10 * 60_000;
+    this.stopSignal = options.stopSignal;
     this.transport = new Transport({
       origin: this.origin,
       token: options.token,

@@ -97,6 +97,8 @@ export class AcceptedOutcomeUnknownError extends HostClientError {
     readonly operationId: string,
     readonly uid: string | undefined,
     readonly causeMessage: string,
+    /** The wait was ended by the caller's stop signal, not by a deadline or a failure. */
+    readonly stopped = false,
   ) {
     super(`${route}: the Host accepted the request as operation ${operationId}${uid ? ` (uid ${uid})` : ''}, but its outcome is unknown: ${causeMessage}`);
   }

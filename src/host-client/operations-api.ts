@@ -58,11 +58,15 @@ export class OperationsApi {
     let delay = firstRetryAfterMs ?? 250;
     let attempt = 0;
     const knownUid = () => uid ?? current.target?.uid;
+    const stop = this.conn.stopSignal;
+    const stopped = () => new AcceptedOutcomeUnknownError(route, accepted.id, knownUid(), 'the wait was stopped (the CLI was interrupted)', true);
     while (!current.done) {
+      if (stop?.aborted) throw stopped();
       if (Date.now() + delay > deadline) {
         throw new AcceptedOutcomeUnknownError(route, accepted.id, knownUid(), `still running after ${Math.round(timeoutMs / 1000)} s`);
       }
-      await new Promise((r) => setTimeout(r, delay));
+      await sleep(delay, stop);
+      if (stop?.aborted) throw stopped();
       try {
         const polled = await this.get(accepted.id);
         current = polled.operation;
@@ -88,6 +92,20 @@ export class OperationsApi {
     }
     return current.result ?? {};
   }
+}
+
+/** Waits `ms`, or less if `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Reads a 202 body: `{"operation": {...}}` with a pending (or already done) Operation. */

@@ -65,7 +65,10 @@ export async function servePlugin(logger: Logger, writeHandshake: (line: string)
   onParentGone = () => exit(0);
 
   server = createPluginServer(
-    createProviderHandlers(provider, () => logger.info('StopProvider received')),
+    createProviderHandlers(provider, () => {
+      logger.info('StopProvider received');
+      provider.stop();
+    }),
     {
       onShutdown: () => {
         provider.closedByCore();

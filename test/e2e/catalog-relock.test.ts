@@ -121,8 +121,9 @@ describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog',
     expect(r.code).toBe(1);
     const text = flat(r.stdout + r.stderr);
     expect(text).toMatch(
-      /No Form catalog: the provider looked for \S+\/work\/\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\), so it has no resource type takoform_range_sequence \(main\.tf:\d+\)/,
+      /No Form catalog: The provider looked for \S+\/work\/\.takoform\.lock\.json \(set TAKOFORM_CATALOG to use another file\) and found none, so it has no resource type takoform_range_sequence \(main\.tf:\d+\)/,
     );
+    expect(text).not.toMatch(/No Form catalog: No Form catalog/);
     expect(text).toContain(`terraform-provider-takoform catalog lock --endpoint ${host.url} --space demo --package DIR`);
   });
 
@@ -137,7 +138,7 @@ describe.each(['tofu', 'terraform'] as const)('what %s shows about the catalog',
     const text = flat(plan.stdout + plan.stderr);
     expect(text.match(/Warning: Catalog entry without a verified Form Package/g)).toHaveLength(1);
     expect(text).toMatch(/with takoform_range_sequence\.example/);
-    expect(text).toMatch(/a change to an immutable field is planned as an in-place update/);
+    expect(text).toMatch(/cannot tell that a change to an immutable field needs a replacement \(the plan learns it from the Host's prepare, and warns\)/);
   });
 
   it('warns that there is no catalog when none is found and no typed type is used', async () => {

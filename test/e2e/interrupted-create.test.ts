@@ -74,6 +74,45 @@ describe.each(['tofu', 'terraform'] as const)('interrupted creates through real 
     await ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color'], 0);
   });
 
+  it('keeps an interrupted create whose block changed since, refuses to create it again, and resumes it once the block is put back', async () => {
+    // An interrupted create of `changed-after` (upper 5); then the block is edited (upper 9)
+    // before the next apply. Before, that apply dropped the create's record ("Create journal
+    // entry ignored … creates the resource as usual") and failed on "already exists" for
+    // ever after, leaving the resource on the Host and out of the state.
+    proxy.add({ method: 'PUT', path: '/RangeSequence/changed-after', times: 10, fault: { kind: 'reset-after' } });
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + sequence('lost-answer') + sequence('changed-after', 5));
+    expect((await ws.run(['apply', '-auto-approve', '-input=false', '-no-color'])).code).toBe(1);
+    proxy.rules.length = 0;
+    const made = await api.read(RANGE_SEQUENCE_REF, 'changed-after');
+    expect(made.status).toBe(200);
+    expect(journalEntries(ws.dir).length).toBeGreaterThan(0);
+
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + sequence('lost-answer') + sequence('changed-after', 9));
+    const refused = await ws.run(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect(refused.code).toBe(1);
+    const text = (refused.stdout + refused.stderr).replace(/\s+/g, ' ');
+    expect(text).toMatch(/Interrupted create made with another configuration/);
+    expect(text).toMatch(new RegExp(`"changed-after" in space "demo" is on the Host \\(uid ${made.body.metadata.uid}, generation 1\\)`));
+    expect(text).toMatch(/import <address> demo\/changed-after/);
+    expect(text).not.toMatch(/Create journal entry ignored/);
+    expect(journalEntries(ws.dir).length).toBeGreaterThan(0);
+    expect((await api.read(RANGE_SEQUENCE_REF, 'changed-after')).body.metadata).toMatchObject({ uid: made.body.metadata.uid, generation: '1' });
+
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + sequence('lost-answer') + sequence('changed-after', 5));
+    const resumed = await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect(resumed.stdout + resumed.stderr).toMatch(/Interrupted create resumed/);
+    expect(stateUid('changed-after')).toBe(made.body.metadata.uid);
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + sequence('lost-answer') + sequence('changed-after', 9));
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect((await api.read(RANGE_SEQUENCE_REF, 'changed-after')).body).toMatchObject({
+      metadata: { uid: made.body.metadata.uid, generation: '2' },
+      spec: { upper: 9 },
+    });
+    await ws.ok(['plan', '-detailed-exitcode', '-input=false', '-no-color'], 0);
+    writeFileSync(path.join(ws.dir, 'main.tf'), PROVIDER_BLOCK + sequence('lost-answer'));
+    await ws.ok(['apply', '-auto-approve', '-input=false', '-no-color']);
+  });
+
   it('refuses a name someone else created, naming the import command, and changes nothing', async () => {
     const foreign = await api.put(RANGE_SEQUENCE_REF, 'taken-name', { lower: 2, upper: 9 });
     // Same workspace, one more resource: a name that is already taken on the Host.

@@ -211,6 +211,18 @@ describe.each(['tofu', 'terraform'] as const)('resource lifecycle through real %
     expect((await plan()).code).toBe(0);
   });
 
+  it('refuses an identity of another Form, naming both Forms in full', async () => {
+    tf(
+      `import {\n  to = takoform_range_sequence.other\n  identity = {\n    name = "seq-imported"\n    kind = "RangeCounter"\n  }\n}\nresource "takoform_range_sequence" "other" {\n  name  = "seq-imported"\n  lower = 3\n  upper = 6\n}\n`,
+    );
+    const r = await ws.run(['plan', '-input=false', '-no-color']);
+    expect(r.code).toBe(1);
+    const text = (r.stdout + r.stderr).replace(/\s+/g, ' ');
+    expect(text).toMatch(/Identity names another Form/);
+    expect(text).toMatch(/manages resources\.publisher\.example\/RangeSequence; the identity names resources\.publisher\.example\/RangeCounter/);
+    expect(text).not.toMatch(/undefined/);
+  });
+
   it('destroys everything it manages', async () => {
     tf('');
     await apply();

@@ -17,11 +17,17 @@ export interface TofuWorkspace {
   /** The filesystem mirror the provider was installed into. */
   readonly mirror: string;
   readonly env: NodeJS.ProcessEnv;
-  run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<TofuRun>;
+  run(args: string[], extraEnv?: NodeJS.ProcessEnv, interrupt?: Interrupt): Promise<TofuRun>;
   /** Runs the provider executable itself (e.g. `catalog lock`) in the workspace. */
   provider(args: string[]): Promise<TofuRun>;
   /** Runs and throws with the output when the exit code is not the expected one. */
   ok(args: string[], expectedCode?: number): Promise<TofuRun>;
+}
+
+/** Sends the CLI one SIGINT (a user's Ctrl-C), `afterMs` after its output first matches `when`. */
+export interface Interrupt {
+  readonly when: RegExp;
+  readonly afterMs: number;
 }
 
 /** `example` is a folder to copy, or a map of file name → content to write. */
@@ -61,7 +67,8 @@ export function createWorkspace(
   };
   // Asynchronous on purpose: a test worker blocked in spawnSync for minutes cannot answer
   // the test runner, which then reports a spurious worker timeout.
-  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<TofuRun> => runProcess(binary, args, dir, { ...env, ...extraEnv });
+  const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}, interrupt?: Interrupt): Promise<TofuRun> =>
+    runProcess(binary, args, dir, { ...env, ...extraEnv }, undefined, interrupt);
   return {
     dir,
     mirror,
@@ -81,13 +88,25 @@ export function createWorkspace(
 }
 
 /** Runs a command to its end, collecting its output; killed after `timeoutMs`. */
-export function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<TofuRun> {
+export function runProcess(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000, interrupt?: Interrupt): Promise<TofuRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let interrupted = false;
+    const watch = () => {
+      if (!interrupt || interrupted || !interrupt.when.test(stdout + stderr)) return;
+      interrupted = true;
+      setTimeout(() => child.kill('SIGINT'), interrupt.afterMs);
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      watch();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      watch();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {

@@ -66,7 +66,7 @@ function wholeCatalogDiagnostics(loaded: LoadedCatalog, used: ReadonlyMap<string
     const list = missing.map(([type, where]) => `${type} (${where}${closest(type, known) ? `; did you mean ${closest(type, known)}?` : ''})`).join(', ');
     const what = loaded.found
       ? `The Form catalog ${whereItLooked(loaded, env)} has no ${missing.length === 1 ? 'type' : 'types'} ${list}`
-      : `No Form catalog: the provider looked for ${whereItLooked(loaded, env)}, so it has no resource type ${list}`;
+      : `The provider looked for ${whereItLooked(loaded, env)} and found none, so it has no resource type ${list}`;
     return [errorDiag(loaded.found ? 'Resource type not in the Form catalog' : 'No Form catalog', `${what}.\n\n${HOW(loaded, env)}`)];
   }
   if (!loaded.found)
@@ -88,7 +88,7 @@ export function unverifiedPackageWarning(form: CatalogForm, loaded: LoadedCatalo
   return warningDiag(
     'Catalog entry without a verified Form Package',
     `${form.typeName} in ${loaded.file} was locked without its Form Package, so the provider does not know its role, immutable fields, output schema or constraints: ` +
-      'a change to an immutable field is planned as an in-place update (the Host refuses it at apply instead of the plan showing a replacement), and `outputs` is not typed (read outputs_json). ' +
+      "`validate` cannot tell that a change to an immutable field needs a replacement (the plan learns it from the Host's prepare, and warns), and `outputs` is not typed (read outputs_json). " +
       `Re-lock with the package: ${lockCommandFor(loaded)}`,
   );
 }

@@ -54,7 +54,7 @@ export async function catalogLockCommand(args: readonly string[], io: LockComman
     if (unverified.length) {
       io.err(
         `warning: no verified Form Package for ${unverified.join(', ')}: the lock has no role, immutable fields, output schema or constraints for ${unverified.length === 1 ? 'it' : 'them'}, ` +
-          'so a change to an immutable field is planned as an in-place update (the Host refuses it at apply) and `outputs` is not typed (only outputs_json). ' +
+          'so a change to an immutable field is known to need a replacement only when the plan asks the Host (not offline), and `outputs` is not typed (only outputs_json). ' +
           'Pass --package DIR (a Form Package, or a folder of packages) to add them.\n',
       );
     }

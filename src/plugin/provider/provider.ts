@@ -30,6 +30,8 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
   /** Prepare answers kept from plan for the apply-time re-plan; scoped like the journal. */
   preparedBindings = PreparedBindings.disabled();
   private readonly eagerDiagnostics: Diagnostic[] = [];
+  /** Aborted by StopProvider: ends every wait on a Host Operation (see stop()). */
+  private readonly stopping = new AbortController();
   private deferred: (() => Diagnostic[]) | undefined;
 
   /**
@@ -106,6 +108,7 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
         token: settings.token,
         userAgent: `terraform-provider-takoform/${PROVIDER_VERSION} (${terraformVersion || 'unknown core'})`,
         ...(settings.caFile ? { caFile: settings.caFile } : {}),
+        stopSignal: this.stopping.signal,
         onExchange: (ev) =>
           this.logger.debug('host request', {
             route: ev.route,
@@ -231,6 +234,15 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
       this.availability.set(key, pending);
     }
     return pending;
+  }
+
+  /**
+   * Core asked us to stop (StopProvider: the user interrupted the CLI). Core then waits for
+   * the calls in flight; those waiting on a Host Operation end now and record it (pending.ts)
+   * rather than wait out their `timeouts`. Requests already sent still finish.
+   */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /**

@@ -39,7 +39,8 @@ export function importIdFromIdentity(kind: ResourceKind, identity: TfObject | nu
     return {
       error: errorDiag(
         'Identity names another Form',
-        `${kind.typeName} manages ${ref.apiVersion}/${ref.kind}; the identity names ${text('api_version')}/${text('kind')}.`,
+        `${kind.typeName} manages ${ref.apiVersion}/${ref.kind}; the identity names ${text('api_version') ?? ref.apiVersion}/${text('kind') ?? ref.kind}. ` +
+          "Leave `api_version` and `kind` out of the identity (they default to the type's), or import into the resource type of that Form.",
       ),
     };
   }

@@ -18,6 +18,12 @@ export interface ResumeOutcome {
   readonly resumed?: ResumedCreate;
   /** Entries that were found but not trusted (corrupt, foreign, stale), for warnings. */
   readonly ignored: readonly IgnoredEntry[];
+  /**
+   * Set when an interrupted create of this name was sent with another spec than now and the
+   * Host holds the name: most likely that create made it. Its entry is kept; the caller
+   * refuses the create and says how to take the resource over.
+   */
+  readonly changedSince?: { readonly writtenAt: string; readonly uid: string; readonly generation: string };
 }
 
 /**
@@ -37,11 +43,21 @@ export async function resumeInterruptedCreate(
   const { entries, ignored } = journal.claimPending(formRef, space, name);
   const specDigest = jcsDigest(request.spec);
   const found = [...ignored];
+  let onHost: Promise<Awaited<ReturnType<LifecycleClient['resources']['read']>>> | undefined;
   for (const entry of entries) {
     if (entry.specDigest !== specDigest) {
       // The configuration changed since that create was sent: its request cannot be sent
-      // again as it is, and a create with the new spec is another attempt.
-      found.push({ what: `the create journaled at ${entry.writtenAt}`, reason: 'the configuration changed since it was sent' });
+      // again as it is (the journal keeps no spec, only its digest). If the name is free, that
+      // create never took effect and a create with the new spec is another attempt. If the
+      // Host holds the name, that create most likely made it: dropping the entry would leave
+      // the resource on the Host and out of every state, so it is kept and the caller refuses.
+      const existing = await (onHost ??= client.resources.read({ formRef, space, name }));
+      if (existing)
+        return { ignored: found, changedSince: { writtenAt: entry.writtenAt, uid: existing.metadata.uid, generation: existing.metadata.generation } };
+      found.push({
+        what: `the create journaled at ${entry.writtenAt}`,
+        reason: 'the configuration changed since it was sent, and the Host does not have the name',
+      });
       journal.forget(entry);
       continue;
     }

@@ -14,14 +14,19 @@ import { moveState } from '../../resource/move.js';
 import type { ResourceKind } from '../../resource/resource-kind.js';
 import { newerStateDiagnostic, upgradeStateJson } from '../../resource/state-upgrade.js';
 import { readOnlyDiagnostics } from '../../schema/read-only.js';
-import type { TfObject } from '../../values/tf-value.js';
+import { isUnknown, type TfObject } from '../../values/tf-value.js';
 import { identityFromProto, identityToProto, privateFromProto, privateToProto, toProtoDiagnostics, toProtoPaths } from '../convert.js';
 import { decodeObject, encodeDynamic } from '../dynamic-value.js';
 import type { unaryRpc } from './unary.js';
 
 export function resourceRpcs(provider: TakoformProvider, unary: ReturnType<typeof unaryRpc>) {
-  const identity = (kind: ResourceKind, state: TfObject | null) =>
-    kind.traits.identity && state ? identityToProto(identityOf(kind, state), IDENTITY_TYPE) : undefined;
+  // An identity not known yet (a name or space that comes from another resource) is left out:
+  // both CLIs fail to save a plan whose planned identity holds unknown values.
+  const identity = (kind: ResourceKind, state: TfObject | null) => {
+    if (!kind.traits.identity || !state) return undefined;
+    const value = identityOf(kind, state);
+    return isUnknown(value) ? undefined : identityToProto(value, IDENTITY_TYPE);
+  };
   const withIdentity = <K extends string>(key: K, kind: ResourceKind, state: TfObject | null) => {
     const id = identity(kind, state);
     return (id ? { [key]: id } : {}) as Partial<Record<K, ReturnType<typeof identityToProto>>>;

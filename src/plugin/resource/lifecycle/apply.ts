@@ -14,10 +14,18 @@ import { readEnvelope } from '../envelope.js';
 import { journaledCreate, resumeInterruptedCreate } from '../journaled-create.js';
 import type { ResourceKind } from '../resource-kind.js';
 import { operationTimeout } from '../timeouts.js';
-import { createConflictDiagnostic, diagnosticContext, ignoredEntryWarnings, readinessWarnings, resumedWarning, withTimeouts } from './common.js';
+import {
+  changedSinceInterruptedCreate,
+  createConflictDiagnostic,
+  diagnosticContext,
+  ignoredEntryWarnings,
+  readinessWarnings,
+  resumedWarning,
+  withTimeouts,
+} from './common.js';
 import { deleteResource } from './delete.js';
 import type { HostAccess } from './host-access.js';
-import { pendingState } from './pending.js';
+import { pendingState, settlePending } from './pending.js';
 import type { ResourcePrivate } from './resource-private.js';
 
 export interface StateResult {
@@ -29,10 +37,11 @@ export interface StateResult {
 export async function applyChange(
   kind: ResourceKind,
   host: HostAccess,
-  prior: TfObject | null,
+  recorded: TfObject | null,
   planned: TfObject | null,
   plannedPrivate: ResourcePrivate,
 ): Promise<StateResult> {
+  let prior = recorded;
   const client = host.client;
   if (!client)
     return {
@@ -41,6 +50,25 @@ export async function applyChange(
       diagnostics: [errorDiag('Provider not configured', 'The takoform provider needs `endpoint` and `token` to apply changes.')],
     };
   if (planned === null) return deleteResource(kind, host, client, prior!);
+  if (prior && readEnvelope(prior).pendingOperation) {
+    // An update of a resource whose last change is still running on the Host: see it through
+    // first, so that the update is fenced by the uid and generation it produced.
+    const settled = await settlePending(kind, host, client, prior, 'update', operationTimeout(planned.timeouts, 'update'));
+    if ('refusal' in settled) return { state: prior, private: kind.privateFor(prior), diagnostics: settled.refusal };
+    if (settled.prior === null) {
+      return {
+        state: null,
+        private: {},
+        diagnostics: [
+          errorDiag(
+            'Resource gone from the Host',
+            `${kind.typeName} "${readEnvelope(prior).name}" is not on the Host now that the operation its state recorded has ended, so the planned update cannot be made. It is removed from the state; run plan again to create it.`,
+          ),
+        ],
+      };
+    }
+    prior = settled.prior;
+  }
 
   let spec: JsonObject;
   try {
@@ -76,6 +104,8 @@ export async function applyChange(
     try {
       const outcome = await resumeInterruptedCreate(client, host.journal, request, { operationTimeoutMs: timeoutMs });
       journalWarnings.push(...ignoredEntryWarnings(kind.typeName, target.name, outcome.ignored));
+      if (outcome.changedSince)
+        return kept([...journalWarnings, changedSinceInterruptedCreate(kind.typeName, target.name, target.space, outcome.changedSince)]);
       if (outcome.resumed) {
         const { result, resumed } = outcome.resumed;
         return written(result.resource, [...journalWarnings, ...(resumed ? [resumedWarning(kind.typeName, target.name, result.resource.metadata.uid)] : [])]);

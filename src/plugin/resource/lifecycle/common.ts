@@ -73,6 +73,25 @@ export function ignoredEntryWarnings(typeName: string, name: string, ignored: re
 }
 
 /**
+ * A create of a name that an interrupted create from this working directory (sent with the
+ * configuration as it was then) most likely made: not created again, not adopted without the
+ * user's word, the journal entry kept.
+ */
+export function changedSinceInterruptedCreate(
+  typeName: string,
+  name: string,
+  space: string,
+  held: { readonly writtenAt: string; readonly uid: string; readonly generation: string },
+): Diagnostic {
+  return errorDiag(
+    'Interrupted create made with another configuration',
+    `${typeName} "${name}" in space "${space}" is on the Host (uid ${held.uid}, generation ${held.generation}), most likely made by a create this working directory sent at ${held.writtenAt} that was interrupted before the state saved it. ` +
+      'The configuration of this block has changed since, so that create cannot be resumed as it was sent, and a new create of the name would be refused. Nothing was changed, and the record of that create is kept. ' +
+      `Either put the block back as it was and apply (the create is resumed and the state takes it), then make the change; or take the resource over with an \`import\` block (id = "${space}/${name}") or the CLI's \`import <address> ${space}/${name}\`, after which the plan updates it to this configuration.`,
+  );
+}
+
+/**
  * A create refused because the name is already taken on the Host by anyone but this very
  * attempt — another block of this configuration, another state, workspace or working
  * directory, or this one after `state rm`: say so plainly, with the import command, instead

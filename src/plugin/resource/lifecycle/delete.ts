@@ -10,11 +10,18 @@ import { operationTimeout } from '../timeouts.js';
 import type { StateResult } from './apply.js';
 import { diagnosticContext } from './common.js';
 import type { HostAccess, LifecycleClient } from './host-access.js';
+import { settlePending } from './pending.js';
 
 /** How long a delete waits for dependents that are going away in the same run. */
 export const DEPENDENCY_WAIT_MS = 10_000;
 
-export async function deleteResource(kind: ResourceKind, host: HostAccess, client: LifecycleClient, prior: TfObject): Promise<StateResult> {
+export async function deleteResource(kind: ResourceKind, host: HostAccess, client: LifecycleClient, recorded: TfObject): Promise<StateResult> {
+  // A create or update still running on the Host is seen through first: its state has no
+  // fence to delete by yet.
+  const settled = await settlePending(kind, host, client, recorded, 'delete', operationTimeout(recorded.timeouts, 'delete'));
+  if ('refusal' in settled) return { state: recorded, private: kind.privateFor(recorded), diagnostics: settled.refusal };
+  const prior = settled.prior;
+  if (prior === null) return { state: null, private: {}, diagnostics: [] };
   const envelope = readEnvelope(prior);
   const formRef = kind.formRef(prior);
   const address = { formRef, space: envelope.space, name: envelope.name };

@@ -8,7 +8,7 @@ import type { PreparedBindings } from './prepared-bindings.js';
 
 export interface LifecycleClient {
   readonly resources: Pick<ResourcesApi, 'prepare' | 'apply' | 'read' | 'delete'>;
-  readonly operations: Pick<OperationsApi, 'get'>;
+  readonly operations: Pick<OperationsApi, 'get' | 'waitForResult'>;
 }
 
 export interface HostAccess {

@@ -92,6 +92,9 @@ async function planOne(
 
   const known = kind.specKnown(config) && isWhollyKnown(planned.name ?? null) && isWhollyKnown(planned.space ?? null);
   if (!known) {
+    // A create whose spec is not known yet is still a create of this name in this run: what
+    // refers to it must not be told its target is missing.
+    if (!prior) rememberPlannedCreate(kind, host, planned);
     kind.completePlanned(planned, 'unknown', config, 'local');
     collectReplace(planned);
     markComputedUnknown(kind, planned, !prior || requiresReplace.length > 0);
@@ -233,7 +236,16 @@ function markComputedUnknown(kind: ResourceKind, planned: Record<string, TfValue
   for (const a of COMPUTED_ON_CHANGE) planned[a] = UNKNOWN;
   if (noOutputs) planned.outputs_json = '{}';
   for (const a of kind.computedOnChange) if (a in planned) planned[a] = UNKNOWN;
-  if (newObject) for (const a of COMPUTED_ON_CREATE) planned[a] = UNKNOWN;
+  // A create still running on the Host when its state was recorded has no uid yet: the change
+  // learns it at apply (pending.ts, settlePending), as a create does.
+  if (newObject || planned.uid === '') for (const a of COMPUTED_ON_CREATE) planned[a] = UNKNOWN;
+}
+
+/** Records a planned create by kind, space and name, when all three are known. */
+function rememberPlannedCreate(kind: ResourceKind, host: HostAccess, planned: Record<string, TfValue>): void {
+  const { name, space } = planned;
+  const formKind = kind.formRef(objectValue(Object.entries(planned))).kind as TfValue;
+  if (typeof name === 'string' && typeof space === 'string' && typeof formKind === 'string') host.plannedCreates.add(resourceKey(formKind, space, name));
 }
 
 /** The value at a Host pointer into the request document (`/spec/...`), if it is there. */

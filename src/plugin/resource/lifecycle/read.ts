@@ -2,7 +2,7 @@
 // state stays as recorded), then the exact read. Gone → removed from state (core plans a
 // create); the name now held by another incarnation → an error that keeps the state.
 import { HostApiError, type ResourceResponse } from '../../../host-client/index.js';
-import { errorDiag } from '../../diag/diagnostics.js';
+import { errorDiag, warningDiag } from '../../diag/diagnostics.js';
 import { hostFailureDiagnostic } from '../../diag/host-diagnostics.js';
 import type { TfObject } from '../../values/tf-value.js';
 import { readEnvelope } from '../envelope.js';
@@ -22,7 +22,16 @@ export async function readResource(kind: ResourceKind, host: HostAccess, current
   if (envelope.pendingOperation) {
     try {
       const { operation } = await client.operations.get(envelope.pendingOperation);
-      if (!operation.done) return unchanged();
+      if (!operation.done) {
+        // Say so: a plan would otherwise read "No changes" while the Host is still at work.
+        return unchanged([
+          warningDiag(
+            'Host still working on the change',
+            `${kind.typeName} "${envelope.name}" in space "${envelope.space}": operation ${envelope.pendingOperation}, the change an earlier apply asked for, has not ended yet, so the state still shows what was recorded when the Host accepted it. ` +
+              'The next plan or refresh follows it again; a change or destroy of this resource first waits for it.',
+          ),
+        ]);
+      }
     } catch (e) {
       if (!(e instanceof HostApiError && e.code === 'operation_not_found')) return unchanged([hostFailureDiagnostic('follow the operation of', e, ctx)]);
     }

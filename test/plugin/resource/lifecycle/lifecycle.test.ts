@@ -105,6 +105,11 @@ class FakeHost implements LifecycleClient {
       this.calls.push({ route: 'operation', body: id });
       return { operation: { id, done: this.operationDone } as never };
     },
+    waitForResult: async (route: string, accepted: { id: string }) => {
+      this.calls.push({ route: 'operation-wait', body: accepted.id });
+      if (!this.operationDone) throw new AcceptedOutcomeUnknownError(route, accepted.id, undefined, 'still running after 0 s');
+      return {};
+    },
   };
 
   routes(): string[] {
