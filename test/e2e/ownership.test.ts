@@ -22,6 +22,7 @@ const LOCK = readFileSync(QUICKSTART_LOCK, 'utf8');
 const seq = (label: string, name: string, extra = '') =>
   `resource "takoform_range_sequence" "${label}" {\n  name  = "${name}"\n  lower = 1\n  upper = 4\n${extra}}\n`;
 const out = (r: TofuRun) => r.stdout + r.stderr;
+const oneLine = (text: string) => text.replace(/\s+/g, ' ');
 const errorCount = (r: TofuRun, summary: string) => out(r).split(`Error: ${summary}`).length - 1;
 
 /** Managed instances of a state, by Terraform address: [name, uid]. */
@@ -150,6 +151,10 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
 
     // Workspace b: same configuration, empty state. Both names are someone else's.
     await ws.ok(['workspace', 'new', 'b']);
+    // The plan already says so: the names are on the Host, held by nothing this state plans.
+    const planB = oneLine(out(await ws.ok(['plan', '-input=false', '-no-color'])));
+    expect(planB).toMatch(/Warning: Name already taken on the Host/);
+    expect(planB).toMatch(new RegExp(`"${cli}-ws" in space "demo" is already on the Host \\(uid ${uid}, generation 1\\)`));
     const inB = await ws.run(APPLY);
     expect(inB.code).toBe(1);
     expect(errorCount(inB, 'Resource already exists on the Host')).toBe(2);
@@ -164,6 +169,7 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
     await ws.ok(['workspace', 'select', 'default']);
     const resumed = await ws.ok(APPLY);
     expect(out(resumed)).toMatch(/Interrupted create resumed/);
+    expect(out(resumed)).not.toMatch(/Name already taken on the Host/);
     const state = await stateInstances(ws);
     expect(state.get('takoform_range_sequence.w')?.uid).toBe(uid);
     expect(state.get('takoform_range_sequence.lost')?.uid).toBe(lostUid);
@@ -186,6 +192,7 @@ describe.each(['tofu', 'terraform'] as const)('one owner per Host resource throu
       const again = await ws.run(APPLY);
       expect(again.code).toBe(1);
       expect(out(again)).toMatch(/Resource already exists on the Host/);
+      expect(out(again)).toMatch(/Warning: Name already taken on the Host/);
       expect(out(again)).toMatch(new RegExp(`import\\s+<address>\\s+demo/${cli}-removed`));
       expect(out(again)).not.toMatch(/Interrupted create resumed/);
       expect(await uidOnHost(`${cli}-removed`)).toBe(uid);

@@ -54,6 +54,7 @@ export class TakoformProvider implements HostAccess, ArtifactHost {
     this.deferred = () => [...(before ? before() : []), ...compute()];
   }
   readonly plannedCreates = new Set<string>();
+  readonly plannedPriors = new Set<string>();
   readonly plannedReplacements = new Map<string, string>();
   private triggeredTypes: Set<string> | undefined;
 

@@ -189,6 +189,12 @@ export class CreateJournal {
     if (this.dir) this.remove(this.fileName(entry.formRef, entry.space, entry.name, entry.attempt));
   }
 
+  /** Whether an earlier process left a create of this name (a create that apply may resume). */
+  mayResume(formRef: FormRef, space: string, name: string): boolean {
+    if (!this.dir || this.listing().size === 0) return false;
+    return [...(this.listing().get(this.nameKey(formRef, space, name)) ?? [])].some((file) => !this.ownFiles.has(file));
+  }
+
   /** Removes every entry of this name: the resource is in state (seen by a refresh), or gone. */
   forgetName(formRef: FormRef, space: string, name: string): void {
     // Nothing pending (the usual case): no name key to hash. A refresh of N resources asks N times.

@@ -24,6 +24,11 @@ export interface HostAccess {
   /** The exact availability probe; undefined when the Form can be used for `operation`. */
   /** Resources this process has planned to create in this run (`kind\0space\0name`). */
   readonly plannedCreates: Set<string>;
+  /**
+   * Resources this process has planned from a prior state in this run (`kind\0space\0name`):
+   * a create of one of those names is the new half of a replacement, not a second owner.
+   */
+  readonly plannedPriors: Set<string>;
   /** Resources this process has planned to replace in this run (`kind\0space\0name` → their type). */
   readonly plannedReplacements: Map<string, string>;
   /** Types the configuration names in replace_triggered_by lists (replace-triggers.ts); read once. */

@@ -7,7 +7,7 @@
 // (diag/refusal-class.ts; docs/resources.md, "What a plan checks against the Host").
 import { canonicalJson } from '../../../common/digest.js';
 import { resolvePointer } from '../../../common/json-pointer.js';
-import { formatFormRef, HostApiError, resourceRequest, type JsonObject } from '../../../host-client/index.js';
+import { formatFormRef, HostApiError, resourceRequest, type JsonObject, type ResourceResponse } from '../../../host-client/index.js';
 import { errorDiag, hclPath, warningDiag, type AttributePath, type Diagnostic } from '../../diag/diagnostics.js';
 import { crossResourceWarning, hostFailureDiagnostic, requestPointerPath, type ResourceContext } from '../../diag/host-diagnostics.js';
 import { classifyRefusal } from '../../diag/refusal-class.js';
@@ -38,6 +38,10 @@ export async function planChange(
   /** The first plan's planned private data, when core hands it to the re-plan (Terraform ≥ 1.16). */
   handedOver: ResourcePrivate = {},
 ): Promise<PlanResult> {
+  if (prior) {
+    const before = readEnvelope(prior);
+    host.plannedPriors.add(resourceKey(kind.formRef(prior).kind, before.space, before.name));
+  }
   const result = await planOne(kind, host, prior, proposed, config, priorPrivate, handedOver);
   if (!prior || !config || !result.planned) return result;
   if (result.requiresReplace.length > 0) {
@@ -166,7 +170,9 @@ async function planOne(
         if (existing) {
           markComputedUnknown(kind, planned, true);
           kind.completePlanned(planned, local, config, 'local');
-          return done(planned, requiresReplace, {});
+          const key = resourceKey(formRef.kind, space, name);
+          const ours = host.plannedPriors.has(key) || host.plannedReplacements.has(key) || host.journal.mayResume(formRef, space, name);
+          return { ...done(planned, requiresReplace, {}), diagnostics: ours ? [] : [nameTakenWarning(kind.typeName, existing, space, name)] };
         }
       }
       if (e instanceof HostApiError) {
@@ -239,6 +245,22 @@ function markComputedUnknown(kind: ResourceKind, planned: Record<string, TfValue
   // A create still running on the Host when its state was recorded has no uid yet: the change
   // learns it at apply (pending.ts, settlePending), as a create does.
   if (newObject || planned.uid === '') for (const a of COMPUTED_ON_CREATE) planned[a] = UNKNOWN;
+}
+
+/**
+ * A create of a name the Host already has, which is neither the old object of a replacement
+ * in this run nor an interrupted create of ours: apply will refuse it unless something deletes
+ * it first. A warning, not an error: this run may delete it (the plan cannot see deletes).
+ */
+function nameTakenWarning(typeName: string, existing: ResourceResponse, space: string, name: string): Diagnostic {
+  return warningDiag(
+    'Name already taken on the Host',
+    `${typeName} "${name}" in space "${space}" is already on the Host (uid ${existing.metadata.uid}, generation ${existing.metadata.generation}), and this plan creates it as a new resource. ` +
+      'Unless this run deletes it first, apply will refuse the create ("Resource already exists on the Host") and stop there; nothing is overwritten. ' +
+      `If another state, workspace or block manages it, give this block another name; to manage it here, import it (an \`import\` block with id = "${space}/${name}"). ` +
+      'If this run deletes it (a block renamed without a `moved` block), add the `moved` block instead: a delete and a create of one name are not ordered.',
+    ['name'],
+  );
 }
 
 /** Records a planned create by kind, space and name, when all three are known. */

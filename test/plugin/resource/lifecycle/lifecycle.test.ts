@@ -127,6 +127,7 @@ function access(host: FakeHost, overrides: Partial<HostAccess> = {}): HostAccess
     preparedBindings: PreparedBindings.inMemory('http://127.0.0.1:1'),
     checkForm: async () => undefined,
     plannedCreates: new Set<string>(),
+    plannedPriors: new Set<string>(),
     plannedReplacements: new Map<string, string>(),
     replaceTriggeredTypes: () => new Set<string>(),
     ...overrides,
