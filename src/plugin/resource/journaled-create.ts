@@ -43,7 +43,7 @@ export async function resumeInterruptedCreate(
   const { entries, ignored } = journal.claimPending(formRef, space, name);
   const specDigest = jcsDigest(request.spec);
   const found = [...ignored];
-  let onHost: Promise<Awaited<ReturnType<LifecycleClient['resources']['read']>>> | undefined;
+  let onHost: ReturnType<LifecycleClient['resources']['read']> | undefined; // read once, if needed
   for (const entry of entries) {
     if (entry.specDigest !== specDigest) {
       // The configuration changed since that create was sent: its request cannot be sent

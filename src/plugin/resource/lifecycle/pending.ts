@@ -63,11 +63,9 @@ export async function settlePending(
     // no longer has: what the Host stores now decides, so read it.
     if (!(e instanceof HostApiError)) return { refusal: [hostFailureDiagnostic('follow the operation of', e, ctx)] };
   }
-  const read = await readResource(kind, host, prior, {});
+  // The Operation has ended: read as a refresh would, without following it a second time.
+  const read = await readResource(kind, host, objectValue([...Object.entries(prior), ['pending_operation', null]]), {});
   if (read.diagnostics.some((d) => d.severity === 'error')) return { refusal: read.diagnostics };
-  if (read.state && readEnvelope(read.state).pendingOperation) {
-    return { refusal: [stillWorking(kind, envelope.name, envelope.space, operationId, change, undefined)] };
-  }
   return { prior: read.state };
 }
 
@@ -77,13 +75,13 @@ function stillWorking(
   space: string,
   operationId: string,
   change: 'update' | 'delete',
-  e: AcceptedOutcomeUnknownError | undefined,
+  e: AcceptedOutcomeUnknownError,
 ): Diagnostic {
   return errorDiag(
     'Host still working on the last change',
     `${kind.typeName} "${name}" in space "${space}" cannot be ${change === 'delete' ? 'deleted' : 'changed'} yet: the Host is still working on operation ${operationId}, ` +
-      `the change an earlier apply asked for${e ? ` (${e.causeMessage})` : ''}. Nothing was sent and the state is kept. ` +
+      `the change an earlier apply asked for (${e.causeMessage}). Nothing was sent and the state is kept. ` +
       `Run the command again once the operation has ended (a plan or \`apply -refresh-only\` follows it and shows its result)` +
-      (e?.stopped ? '.' : `, or raise \`timeouts.${change}\` so that this command waits longer for it.`),
+      (e.stopped ? '.' : `, or raise \`timeouts.${change}\` so that this command waits longer for it.`),
   );
 }

@@ -38,16 +38,14 @@ export async function planChange(
   /** The first plan's planned private data, when core hands it to the re-plan (Terraform ≥ 1.16). */
   handedOver: ResourcePrivate = {},
 ): Promise<PlanResult> {
-  if (prior) {
-    const before = readEnvelope(prior);
-    host.plannedPriors.add(resourceKey(kind.formRef(prior).kind, before.space, before.name));
-  }
+  const before = prior ? readEnvelope(prior) : undefined;
+  const priorKey = prior && before ? resourceKey(kind.formRef(prior).kind, before.space, before.name) : undefined;
+  if (priorKey) host.plannedPriors.add(priorKey);
   const result = await planOne(kind, host, prior, proposed, config, priorPrivate, handedOver);
-  if (!prior || !config || !result.planned) return result;
+  if (!prior || !priorKey || !config || !result.planned) return result;
   if (result.requiresReplace.length > 0) {
     // Recorded for what refers to it, which core plans after it (pinned-replacements.ts).
-    const before = readEnvelope(prior);
-    host.plannedReplacements.set(resourceKey(kind.formRef(prior).kind, before.space, before.name), kind.typeName);
+    host.plannedReplacements.set(priorKey, kind.typeName);
     return result;
   }
   if (host.plannedReplacements.size === 0) return result;
@@ -98,7 +96,7 @@ async function planOne(
   if (!known) {
     // A create whose spec is not known yet is still a create of this name in this run: what
     // refers to it must not be told its target is missing.
-    if (!prior) rememberPlannedCreate(kind, host, planned);
+    if (!prior) rememberPlannedCreate(host, kind.formRef(objectValue(Object.entries(planned))).kind, planned.space, planned.name);
     kind.completePlanned(planned, 'unknown', config, 'local');
     collectReplace(planned);
     markComputedUnknown(kind, planned, !prior || requiresReplace.length > 0);
@@ -123,7 +121,7 @@ async function planOne(
   const space = planned.space as string;
   // Core plans a target before what refers to it, in this same provider process: remember
   // what this run creates so that a reference to it is not reported as missing.
-  if (!prior) host.plannedCreates.add(resourceKey(formRef.kind, space, name));
+  if (!prior) rememberPlannedCreate(host, formRef.kind, space, name);
 
   if (prior) {
     const withLocal = { ...planned };
@@ -171,7 +169,8 @@ async function planOne(
           markComputedUnknown(kind, planned, true);
           kind.completePlanned(planned, local, config, 'local');
           const key = resourceKey(formRef.kind, space, name);
-          const ours = host.plannedPriors.has(key) || host.plannedReplacements.has(key) || host.journal.mayResume(formRef, space, name);
+          // plannedPriors also holds every replacement's old object (planned from its prior first).
+          const ours = host.plannedPriors.has(key) || host.journal.mayResume(formRef, space, name);
           return { ...done(planned, requiresReplace, {}), diagnostics: ours ? [] : [nameTakenWarning(kind.typeName, existing, space, name)] };
         }
       }
@@ -264,10 +263,8 @@ function nameTakenWarning(typeName: string, existing: ResourceResponse, space: s
 }
 
 /** Records a planned create by kind, space and name, when all three are known. */
-function rememberPlannedCreate(kind: ResourceKind, host: HostAccess, planned: Record<string, TfValue>): void {
-  const { name, space } = planned;
-  const formKind = kind.formRef(objectValue(Object.entries(planned))).kind as TfValue;
-  if (typeof name === 'string' && typeof space === 'string' && typeof formKind === 'string') host.plannedCreates.add(resourceKey(formKind, space, name));
+function rememberPlannedCreate(host: HostAccess, formKind: TfValue, space: TfValue | undefined, name: TfValue | undefined): void {
+  if (typeof formKind === 'string' && typeof space === 'string' && typeof name === 'string') host.plannedCreates.add(resourceKey(formKind, space, name));
 }
 
 /** The value at a Host pointer into the request document (`/spec/...`), if it is there. */
